@@ -1,0 +1,54 @@
+// swift-tools-version: 6.1
+import CompilerPluginSupport
+import PackageDescription
+
+let package = Package(
+    name: "Stowage",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
+    products: [
+        .library(name: "Stowage", targets: ["Stowage"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "602.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // Runtime: schema, container, context, query translation and the SQLite store. No swift-syntax.
+        .target(
+            name: "StowageCore",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Compiler plugin implementing @Model, @Attribute, @Relationship, @Transient, #Unique, #Index.
+        .macro(
+            name: "StowageMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ]
+        ),
+        // Umbrella module: macro declarations and re-exports. `import Stowage` replaces `import SwiftData`.
+        .target(name: "Stowage", dependencies: ["StowageCore", "StowageMacros"]),
+
+        // Examples: logic in a small module, a thin executable.
+        .target(name: "SpendSmartKit", dependencies: ["Stowage"], path: "Examples/SpendSmart/Sources/SpendSmartKit"),
+        .executableTarget(name: "spendsmart", dependencies: ["SpendSmartKit"], path: "Examples/SpendSmart/Sources/spendsmart"),
+
+        .testTarget(name: "StowageTests", dependencies: ["Stowage"]),
+        .testTarget(
+            name: "StowageMacrosTests",
+            dependencies: [
+                "StowageMacros",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+            ]
+        ),
+        .testTarget(name: "SpendSmartTests", dependencies: ["SpendSmartKit"], path: "Examples/SpendSmart/Tests/SpendSmartTests"),
+    ],
+    swiftLanguageModes: [.v6]
+)

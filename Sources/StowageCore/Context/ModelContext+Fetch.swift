@@ -1,0 +1,365 @@
+import Foundation
+
+extension ModelContext {
+    /// Returns the models matching a descriptor.
+    ///
+    /// The predicate, sort, limit and offset run in SQL. When the context has unsaved changes to models
+    /// of the type (and ``FetchDescriptor/includePendingChanges`` is `true`), the results also reflect
+    /// them: inserted and changed models are matched in memory, deleted ones left out.
+    ///
+    /// - Throws: ``StowageError`` when the type is not in the schema, the store fails, or (in strict
+    ///   mode) the predicate cannot run in SQL.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        processInbox()
+        let plan = try FetchPlan(descriptor, context: self)
+        var results: [T] = []
+        try store.fetch(plan.query) { row in
+            results.append(try materialize(row, entity: plan.entity, attributes: plan.query.attributes, as: T.self))
+        }
+        return try plan.finish(results, context: self)
+    }
+
+    /// Returns the number of models matching a descriptor, counted in SQL when the context has no
+    /// pending changes to the type.
+    public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        processInbox()
+        let plan = try FetchPlan(descriptor, context: self)
+        if plan.runsEntirelyInSQL { return try store.count(plan.query) }
+        return try fetch(descriptor).count
+    }
+
+    /// Returns the identifiers of the models matching a descriptor, without materialising models when
+    /// the context has no pending changes to the type.
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+        processInbox()
+        let plan = try FetchPlan(descriptor, context: self)
+        if plan.runsEntirelyInSQL {
+            return try store.primaryKeys(plan.query).map { identifier(entity: plan.entity, primaryKey: $0) }
+        }
+        return try fetch(descriptor).map(\.persistentModelID)
+    }
+
+    /// Returns the models matching a descriptor as a lazy collection that loads them `batchSize` at a time
+    /// as you access them. Only the identifiers of all matches and the current batch stay in memory.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
+        processInbox()
+        let plan = try FetchPlan(descriptor, context: self)
+        guard plan.runsEntirelyInSQL else {
+            let all = try fetch(descriptor)
+            return FetchResultsCollection(count: all.count, batchSize: max(all.count, 1)) { Array(all[$0]) }
+        }
+        let keys = try store.primaryKeys(plan.query)
+        let entity = plan.entity
+        let attributes = plan.query.attributes
+        return FetchResultsCollection(count: keys.count, batchSize: max(batchSize, 1)) { [self] range in
+            try self.models(T.self, entity: entity, primaryKeys: Array(keys[range]), attributes: attributes)
+        }
+    }
+
+    /// Returns the identifiers of the models matching a descriptor, in batches.
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<PersistentIdentifier> {
+        let identifiers = try fetchIdentifiers(descriptor)
+        return FetchResultsCollection(count: identifiers.count, batchSize: max(batchSize, 1)) { Array(identifiers[$0]) }
+    }
+
+    /// Calls `block` for each model matching a descriptor, loading `batchSize` models at a time. Memory
+    /// stays bounded by the batch size whatever the number of matches.
+    ///
+    /// - Parameters:
+    ///   - allowEscapingMutations: Whether `block` may leave unsaved changes in the context. When `false`
+    ///     (the default) and it does, enumeration stops with ``StowageError/Code/invalidValue``.
+    public func enumerate<T: PersistentModel>(
+        _ fetch: FetchDescriptor<T>, batchSize: Int = 5000, allowEscapingMutations: Bool = false,
+        block: (T) throws -> Void
+    ) throws {
+        let results = try self.fetch(fetch, batchSize: batchSize)
+        let changesBefore = hasChanges
+        var index = results.startIndex
+        while index < results.endIndex {
+            let end = min(index + max(batchSize, 1), results.endIndex)
+            let batch = try results.batch(index..<end)
+            for model in batch { try block(model) }
+            if !allowEscapingMutations && !changesBefore && hasChanges {
+                throw StowageError(
+                    .invalidValue,
+                    "The enumerate block changed models. Save inside the block, or pass allowEscapingMutations: true.",
+                    entityName: String(describing: T.self))
+            }
+            index = end
+        }
+    }
+
+    /// Returns the model with an identifier: the registered object if the context holds one, otherwise
+    /// the model loaded from the store.
+    public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
+        processInbox()
+        if let registered = registeredAnyModel(for: persistentModelID) { return registered }
+        guard let entity = schema.entitiesByName[persistentModelID.entityName], let pk = persistentModelID.primaryKey else {
+            preconditionFailure("model(for:): \(persistentModelID) does not belong to this container's schema.")
+        }
+        func load<M: PersistentModel>(_ type: M.Type) -> any PersistentModel {
+            if let model = try? models(M.self, entity: entity, primaryKeys: [pk], attributes: entity.columnAttributes).first {
+                return model
+            }
+            // No such row: a model that reports itself deleted, as SwiftData returns for a stale identifier.
+            let model = M(backingData: ModelBackingData())
+            let data = model.persistentBackingData
+            data.entity = entity
+            data.key = .row(pk)
+            data.storeIdentifier = store.identifier
+            data.state = .removed
+            return model
+        }
+        return load(entity.modelType)
+    }
+
+    /// Returns the model with an identifier if the context holds it, without touching the store.
+    public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
+        registeredAnyModel(for: persistentModelID) as? T
+    }
+
+    func registeredAnyModel(for id: PersistentIdentifier) -> (any PersistentModel)? {
+        guard let entity = schema.entitiesByName[id.entityName] else { return nil }
+        switch id.key {
+        case .row(let pk):
+            return registered[RowKey(entity: entity, primaryKey: pk)]?.model
+        case .temporary:
+            return inserted.models.first { $0.persistentBackingData.key == id.key }
+        }
+    }
+
+    func identifier(entity: Schema.Entity, primaryKey: Int64) -> PersistentIdentifier {
+        PersistentIdentifier(entityName: entity.name, storeIdentifier: store.identifier, key: .row(primaryKey))
+    }
+
+    /// Loads models by primary key, in the order of `primaryKeys`.
+    func models<T: PersistentModel>(_ type: T.Type, entity: Schema.Entity, primaryKeys: [Int64], attributes: [Schema.Attribute]) throws -> [T] {
+        var query = StoreQuery(entity: entity, attributes: attributes)
+        query.primaryKeys = primaryKeys
+        var byKey: [Int64: T] = [:]
+        byKey.reserveCapacity(primaryKeys.count)
+        try store.fetch(query) { row in
+            byKey[row.primaryKey] = try materialize(row, entity: entity, attributes: attributes, as: T.self)
+        }
+        return primaryKeys.compactMap { byKey[$0] }
+    }
+
+    /// The object for a row: the registered one (refreshed from the row unless it has unsaved changes),
+    /// or a new one registered in the identity map.
+    func materialize<T: PersistentModel>(_ row: any StoreRow, entity: Schema.Entity, attributes: [Schema.Attribute], as type: T.Type) throws -> T {
+        let pk = row.primaryKey
+        let key = RowKey(entity: entity, primaryKey: pk)
+        if let entry = registered[key], let model = entry.model as? T {
+            let data = model.persistentBackingData
+            if data.state == .persisted && data.changedProperties.isEmpty {
+                for (index, attribute) in attributes.enumerated() {
+                    try attribute.accessor.refresh(row.value(at: index), into: model)
+                }
+            }
+            return model
+        }
+        let model = T(backingData: ModelBackingData())
+        let data = model.persistentBackingData
+        data.context = self
+        data.entity = entity
+        data.key = .row(pk)
+        data.storeIdentifier = store.identifier
+        data.state = .persisted
+        for (index, attribute) in attributes.enumerated() {
+            do {
+                try attribute.accessor.load(row.value(at: index), into: model)
+            } catch var error as StowageError {
+                error.entityName = entity.name
+                error.propertyName = attribute.name
+                throw error
+            }
+        }
+        registered[key] = RegisteredModel(model: model)
+        return model
+    }
+
+    /// Loads the property behind `storage` for a model whose storage is empty.
+    func loadProperty<Model: PersistentModel, Value>(
+        of model: Model, backingData data: ModelBackingData, storage: ReferenceWritableKeyPath<Model, Value?>
+    ) throws {
+        guard let entity = data.entity, let index = entity.propertyIndex(for: storage), case .row(let pk)? = data.key else { return }
+        guard let attribute = entity.properties[index] as? Schema.Attribute else { return }
+        if attribute.isExternalStorage {
+            try attribute.accessor.load(store.externalValue(attribute, of: entity, primaryKey: pk), into: model)
+            return
+        }
+        var query = StoreQuery(entity: entity, attributes: entity.columnAttributes.filter { !$0.accessor.isLoaded(model) })
+        query.primaryKeys = [pk]
+        try store.fetch(query) { row in
+            for (offset, attribute) in query.attributes.enumerated() {
+                try attribute.accessor.load(row.value(at: offset), into: model)
+            }
+        }
+    }
+
+    /// Applies the saves of other contexts: rows deleted there are forgotten here, rows changed there are
+    /// refreshed here unless this context changed them too.
+    func processInbox() {
+        let changes = inbox.take()
+        guard !changes.isEmpty else { return }
+        for (name, keys) in changes.deleted {
+            guard let entity = schema.entitiesByName[name] else { continue }
+            for pk in keys {
+                let key = RowKey(entity: entity, primaryKey: pk)
+                guard let model = registered[key]?.model else { continue }
+                let data = model.persistentBackingData
+                guard data.state == .persisted, data.changedProperties.isEmpty else { continue }
+                data.state = .removed
+                registered.removeValue(forKey: key)
+            }
+        }
+        for (name, keys) in changes.updated {
+            guard let entity = schema.entitiesByName[name] else { continue }
+            let held = keys.filter { registered[RowKey(entity: entity, primaryKey: $0)] != nil }
+            guard !held.isEmpty else { continue }
+            func refresh<M: PersistentModel>(_ type: M.Type) {
+                do {
+                    _ = try models(M.self, entity: entity, primaryKeys: held.sorted(), attributes: entity.columnAttributes)
+                } catch {
+                    Self.logger.error("Refreshing \(entity.name) after another context's save failed: \(error)")
+                }
+            }
+            refresh(entity.modelType)
+        }
+    }
+}
+
+/// How a descriptor runs: what SQL does, and what Swift finishes (pending changes, untranslatable
+/// predicate nodes or sorts).
+struct FetchPlan<T: PersistentModel> {
+    let entity: Schema.Entity
+    var query: StoreQuery
+    let descriptor: FetchDescriptor<T>
+    let evaluatesPredicateInSwift: Bool
+    let sortsInSwift: Bool
+    let pendingModels: [T]
+    let excludedKeys: Set<Int64>
+
+    var runsEntirelyInSQL: Bool {
+        !evaluatesPredicateInSwift && !sortsInSwift && pendingModels.isEmpty && excludedKeys.isEmpty
+    }
+
+    init(_ descriptor: FetchDescriptor<T>, context: ModelContext) throws {
+        let entity = try context.entity(for: T.self)
+        self.entity = entity
+        self.descriptor = descriptor
+        let strict = context.requiresSQLTranslation
+        var query = StoreQuery(entity: entity)
+        var evaluateInSwift = false
+        if let predicate = descriptor.predicate {
+            let translation = try PredicateTranslator.translate(predicate, entity: entity, strict: strict)
+            query.filter = translation.filter
+            evaluateInSwift = !translation.isComplete
+        }
+        var sortInSwift = false
+        if !descriptor.sortBy.isEmpty {
+            if let terms = try SortTranslator.translate(descriptor.sortBy, entity: entity, strict: strict) {
+                query.sort = terms
+            } else {
+                sortInSwift = true
+            }
+        }
+        var pending: [T] = []
+        var excluded: Set<Int64> = []
+        if descriptor.includePendingChanges {
+            for model in context.inserted.models { if let model = model as? T { pending.append(model) } }
+            for model in context.changed.models {
+                guard let model = model as? T, case .row(let pk)? = model.persistentBackingData.key else { continue }
+                pending.append(model)
+                excluded.insert(pk)
+            }
+            for model in context.deleted.models {
+                guard model is T, case .row(let pk)? = model.persistentBackingData.key else { continue }
+                excluded.insert(pk)
+            }
+        }
+        self.evaluatesPredicateInSwift = evaluateInSwift
+        self.sortsInSwift = sortInSwift
+        self.pendingModels = pending
+        self.excludedKeys = excluded
+        if !descriptor.propertiesToFetch.isEmpty && pending.isEmpty && !evaluateInSwift && !sortInSwift {
+            let wanted = Set(descriptor.propertiesToFetch.compactMap { entity.propertyIndex(for: $0) })
+            query.attributes = entity.columnAttributes.filter { wanted.contains($0.index) }
+        }
+        if pending.isEmpty && excluded.isEmpty && !evaluateInSwift && !sortInSwift {
+            query.limit = descriptor.fetchLimit
+            query.offset = descriptor.fetchOffset
+        }
+        self.query = query
+    }
+
+    /// Finishes in Swift what SQL could not do.
+    func finish(_ rows: [T], context: ModelContext) throws -> [T] {
+        guard !runsEntirelyInSQL else { return rows }
+        var results = excludedKeys.isEmpty ? rows : rows.filter {
+            guard case .row(let pk)? = $0.persistentBackingData.key else { return true }
+            return !excludedKeys.contains(pk)
+        }
+        if let predicate = descriptor.predicate {
+            if evaluatesPredicateInSwift { results = try results.filter { try predicate.evaluate($0) } }
+            results += try pendingModels.filter { try predicate.evaluate($0) }
+        } else {
+            results += pendingModels
+        }
+        if sortsInSwift {
+            results.sort(using: descriptor.sortBy)
+        } else if !query.sort.isEmpty {
+            results = try SwiftOrdering.sort(results, by: query.sort)
+        }
+        if let offset = descriptor.fetchOffset, offset > 0 { results = Array(results.dropFirst(offset)) }
+        if let limit = descriptor.fetchLimit { results = Array(results.prefix(limit)) }
+        return results
+    }
+}
+
+/// The lazily loaded results of ``ModelContext/fetch(_:batchSize:)``: a random-access collection that
+/// loads its elements in batches on access and keeps only the most recent batch.
+public struct FetchResultsCollection<Element>: RandomAccessCollection {
+    private final class Storage {
+        let batchSize: Int
+        let load: (Range<Int>) throws -> [Element]
+        var batchStart = -1
+        var batch: [Element] = []
+
+        init(batchSize: Int, load: @escaping (Range<Int>) throws -> [Element]) {
+            self.batchSize = batchSize
+            self.load = load
+        }
+    }
+
+    private let storage: Storage
+    public let startIndex = 0
+    public let endIndex: Int
+
+    init(count: Int, batchSize: Int, load: @escaping (Range<Int>) throws -> [Element]) {
+        self.endIndex = count
+        self.storage = Storage(batchSize: batchSize, load: load)
+    }
+
+    /// The element at `position`, loading its batch if needed.
+    ///
+    /// A store failure while loading a batch stops the program: use ``ModelContext/enumerate(_:batchSize:allowEscapingMutations:block:)``
+    /// to handle such errors.
+    public subscript(position: Int) -> Element {
+        precondition(position >= 0 && position < endIndex, "FetchResultsCollection index out of range")
+        let start = position - position % storage.batchSize
+        if start != storage.batchStart {
+            do {
+                storage.batch = try batch(start..<Swift.min(start + storage.batchSize, endIndex))
+                storage.batchStart = start
+            } catch {
+                preconditionFailure("FetchResultsCollection could not load a batch: \(error)")
+            }
+        }
+        return storage.batch[position - start]
+    }
+
+    func batch(_ range: Range<Int>) throws -> [Element] {
+        try storage.load(range)
+    }
+}

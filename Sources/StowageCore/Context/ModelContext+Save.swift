@@ -1,0 +1,95 @@
+import Foundation
+
+extension ModelContext {
+    /// Writes every unsaved insert, change and deletion to the store in one transaction.
+    ///
+    /// Only the columns of changed properties are written. An inserted model whose unique attribute (or
+    /// `#Unique` group) matches a stored row updates that row instead (SwiftData's upsert).
+    ///
+    /// - Throws: ``StowageError``: `.readOnlyStore` for a configuration with `allowsSave: false`,
+    ///   `.constraintViolation` or `.saveFailed` when the store refuses the changes, or the misuse recorded
+    ///   by `insert` (`.deletedModel`, `.unknownModelType`, `.foreignModel`). When a save throws, nothing
+    ///   is written and the context keeps all its changes.
+    public func save() throws {
+        processInbox()
+        if let error = pendingErrors.first { throw error }
+        guard hasChanges else { return }
+        guard container.allowsSave else {
+            throw StowageError(
+                .readOnlyStore,
+                "This container's configuration was created with allowsSave: false, so its contexts cannot save. Nothing was written.")
+        }
+
+        var changes = ChangeSet()
+        let insertedModels = inserted.models
+        for model in insertedModels {
+            let data = model.persistentBackingData
+            guard let entity = data.entity else { continue }
+            changes.inserts.append(.init(entity: entity, model: model))
+        }
+        for model in changed.models {
+            let data = model.persistentBackingData
+            guard data.state == .persisted, let entity = data.entity, case .row(let pk)? = data.key else { continue }
+            let attributes = data.changedProperties.compactMap { entity.properties[$0] as? Schema.Attribute }
+                .filter { !$0.options.contains(.ephemeral) }
+            if !attributes.isEmpty {
+                changes.updates.append(.init(entity: entity, model: model, primaryKey: pk, attributes: attributes))
+            }
+        }
+        for model in deleted.models {
+            let data = model.persistentBackingData
+            guard let entity = data.entity, case .row(let pk)? = data.key else { continue }
+            changes.deletes.append(.init(entity: entity, primaryKey: pk))
+        }
+
+        let result = try store.apply(changes)
+
+        var saved = SavedChanges()
+        var staleUpserts: [Schema.Entity: [Int64]] = [:]
+        for (offset, insert) in changes.inserts.enumerated() {
+            let pk = result.insertedKeys[offset]
+            let model = insertedModels[offset]
+            let data = model.persistentBackingData
+            data.key = .row(pk)
+            data.storeIdentifier = store.identifier
+            data.state = .persisted
+            let key = RowKey(entity: insert.entity, primaryKey: pk)
+            if let existing = registered[key]?.model, existing !== model {
+                // An upsert updated a row this context already holds: refresh that object below.
+                staleUpserts[insert.entity, default: []].append(pk)
+            } else {
+                registered[key] = RegisteredModel(model: model)
+            }
+            saved.updated[insert.entity.name, default: []].insert(pk)
+        }
+        for update in changes.updates {
+            saved.updated[update.entity.name, default: []].insert(update.primaryKey)
+        }
+        for model in changed.models {
+            let data = model.persistentBackingData
+            data.changedProperties.removeAll()
+            data.snapshot = [:]
+        }
+        for model in deleted.models {
+            let data = model.persistentBackingData
+            data.state = .removed
+            data.changedProperties.removeAll()
+            data.snapshot = [:]
+            if let entity = data.entity, case .row(let pk)? = data.key {
+                registered.removeValue(forKey: RowKey(entity: entity, primaryKey: pk))
+                saved.deleted[entity.name, default: []].insert(pk)
+            }
+        }
+        inserted.removeAll()
+        changed.removeAll()
+        deleted.removeAll()
+
+        for (entity, keys) in staleUpserts {
+            func refresh<M: PersistentModel>(_ type: M.Type) throws {
+                _ = try models(M.self, entity: entity, primaryKeys: keys, attributes: entity.columnAttributes)
+            }
+            try? refresh(entity.modelType)
+        }
+        container.broadcast(saved, from: ObjectIdentifier(self))
+    }
+}

@@ -1,0 +1,328 @@
+import Foundation
+import Logging
+
+/// Fetches, inserts and deletes models, tracks their changes and saves them.
+///
+/// ```swift
+/// let context = ModelContext(container)
+/// let budget = Budget(name: "Groceries", limit: 500)
+/// context.insert(budget)
+/// try context.save()
+/// let budgets = try context.fetch(FetchDescriptor<Budget>(sortBy: [SortDescriptor(\.name)]))
+/// ```
+///
+/// A context holds one object per stored row (its identity map): fetching the same row twice returns
+/// the same object. Unsaved inserts, changes and deletions are visible to the context's own fetches and
+/// invisible to other contexts until ``save()``. After another context of the container saves, this
+/// context refreshes the objects it holds (unless they have unsaved changes) on its next operation.
+///
+/// A context is not `Sendable`: use it from one actor or thread. The container's
+/// ``ModelContainer/mainContext`` belongs to the main actor.
+public final class ModelContext {
+    /// The container the context reads from and saves to.
+    public let container: ModelContainer
+
+    /// Whether the context saves by itself shortly after changes. `false` by default; `true` for the
+    /// container's ``ModelContainer/mainContext``.
+    ///
+    /// Autosave runs on the main actor: it applies to the main context and to contexts used on the main
+    /// thread. Other contexts save when you call ``save()``.
+    public var autosaveEnabled = false {
+        didSet { if autosaveEnabled && hasChanges { scheduleAutosave() } }
+    }
+
+    /// A name recorded as the author of the context's saves.
+    public var author: String?
+
+    /// Strict predicate mode: when `true`, a fetch whose predicate or sort cannot run entirely in SQL
+    /// throws ``StowageError/Code/unsupportedPredicate`` instead of evaluating the remainder in Swift.
+    /// Defaults to `true` when the environment variable `STOWAGE_STRICT_PREDICATES` is `1`.
+    public var requiresSQLTranslation = ProcessInfo.processInfo.environment["STOWAGE_STRICT_PREDICATES"] == "1"
+
+    let schema: Schema
+    let store: any ModelStore
+    let inbox = ContextInbox()
+    var isMainContext = false
+    private var autosaveScheduled = false
+
+    /// One entry per stored row with a live object. Entries do not retain their object: a model that
+    /// nobody else holds is released and its entry removed, so iterating millions of rows keeps memory
+    /// flat. Models with unsaved changes are retained by the change sets below.
+    var registered: [RowKey: RegisteredModel] = [:]
+    var inserted = ModelSet()
+    var changed = ModelSet()
+    var deleted = ModelSet()
+    /// Misuse detected by non-throwing methods (`insert` of a deleted model…), thrown by the next save.
+    var pendingErrors: [StowageError] = []
+
+    static let logger = Logger(label: "Stowage")
+
+    /// Creates a context for a container.
+    public init(_ container: ModelContainer) {
+        self.container = container
+        self.schema = container.schema
+        self.store = container.store
+        container.register(inbox, for: ObjectIdentifier(self))
+    }
+
+    deinit {
+        container.unregister(ObjectIdentifier(self))
+    }
+
+    // MARK: - State
+
+    /// Whether the context has inserts, changes or deletions not yet saved.
+    public var hasChanges: Bool { !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty }
+
+    /// The models inserted since the last save, in insertion order.
+    public var insertedModelsArray: [any PersistentModel] { inserted.models }
+
+    /// The models changed since the last save.
+    public var changedModelsArray: [any PersistentModel] { changed.models }
+
+    /// The models deleted since the last save.
+    public var deletedModelsArray: [any PersistentModel] { deleted.models }
+
+    func entity<T: PersistentModel>(for type: T.Type) throws -> Schema.Entity {
+        guard let entity = schema.entity(for: type) else {
+            throw StowageError(
+                .unknownModelType,
+                "\(T.self) is not part of the container's schema. Add it to ModelContainer(for: ...) or make it reachable through a relationship.",
+                entityName: String(describing: T.self))
+        }
+        return entity
+    }
+
+    // MARK: - Insert and delete
+
+    /// Registers a new model; the next save writes it.
+    ///
+    /// Inserting a model that is already in the context does nothing. Misuse (a model of a type outside
+    /// the schema, a model whose deletion was saved, a model of another context) makes the next
+    /// ``save()`` throw a ``StowageError`` naming it.
+    public func insert<T: PersistentModel>(_ model: T) {
+        processInbox()
+        let data = model.persistentBackingData
+        if let owner = data.context, owner !== self, data.state != .detached {
+            pendingErrors.append(StowageError(
+                .foreignModel, "A \(T.self) that belongs to another ModelContext was inserted; fetch it in this context with model(for:) instead.",
+                entityName: data.entity?.name))
+            return
+        }
+        switch data.state {
+        case .detached:
+            guard let entity = schema.entity(for: T.self) else {
+                pendingErrors.append(StowageError(
+                    .unknownModelType,
+                    "\(T.self) is not part of the container's schema. Add it to ModelContainer(for: ...).",
+                    entityName: String(describing: T.self)))
+                return
+            }
+            data.context = self
+            data.entity = entity
+            data.state = .inserted
+            inserted.insert(model)
+            noteChange()
+        case .deleted:
+            // Inserting a model deleted in this context undoes the deletion.
+            data.state = .persisted
+            deleted.remove(model)
+            if !data.changedProperties.isEmpty { changed.insert(model) }
+        case .removed:
+            pendingErrors.append(StowageError(
+                .deletedModel, "A \(T.self) whose deletion was saved was inserted again. Create a new model instead.",
+                entityName: data.entity?.name))
+        case .inserted, .persisted:
+            break
+        }
+    }
+
+    /// Marks a model for deletion; the next save removes its row.
+    ///
+    /// Deleting a model inserted but never saved simply discards it.
+    public func delete<T: PersistentModel>(_ model: T) {
+        processInbox()
+        let data = model.persistentBackingData
+        guard data.context === self else { return }
+        switch data.state {
+        case .inserted:
+            inserted.remove(model)
+            data.state = .detached
+            data.context = nil
+            noteChange()
+        case .persisted:
+            data.state = .deleted
+            changed.remove(model)
+            deleted.insert(model)
+            noteChange()
+        case .detached, .deleted, .removed:
+            break
+        }
+    }
+
+    /// Marks every model of a type matching a predicate for deletion; the next save removes them.
+    ///
+    /// - Parameters:
+    ///   - model: The model type.
+    ///   - predicate: The condition, or `nil` for every model of the type.
+    ///   - includeSubclasses: Accepted for SwiftData compatibility (models are final classes).
+    public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
+        for object in try fetch(FetchDescriptor<T>(predicate: predicate)) { delete(object) }
+    }
+
+    // MARK: - Change tracking (called by model accessors)
+
+    func propertyWillChange<Model: PersistentModel, Value>(
+        _ model: Model, _ data: ModelBackingData, storage: ReferenceWritableKeyPath<Model, Value?>
+    ) {
+        guard let entity = data.entity, let index = entity.propertyIndex(for: storage) else { return }
+        if !data.changedProperties.contains(index) {
+            data.snapshot[index] = snapshot(of: entity.properties[index], in: model)
+            data.changedProperties.insert(index)
+        }
+        if changed.insert(model) { noteChange() }
+    }
+
+    func insertedModelDidChange() { noteChange() }
+
+    private func snapshot(of property: any SchemaProperty, in model: AnyObject) -> Any {
+        if let attribute = property as? Schema.Attribute { return attribute.accessor.snapshot(model) }
+        if let relationship = property as? Schema.Relationship, let accessor = relationship.accessor {
+            return accessor.snapshot(model)
+        }
+        return ()
+    }
+
+    private func restore(_ snapshot: Any, of property: any SchemaProperty, in model: AnyObject) {
+        if let attribute = property as? Schema.Attribute {
+            attribute.accessor.restore(snapshot, into: model)
+        } else if let relationship = property as? Schema.Relationship {
+            relationship.accessor?.restore(snapshot, into: model)
+        }
+    }
+
+    func forgetRegistration(entity: Schema.Entity, primaryKey: Int64, backingData: ModelBackingData) {
+        let key = RowKey(entity: entity, primaryKey: primaryKey)
+        if let entry = registered[key], entry.model.persistentBackingData === backingData {
+            registered.removeValue(forKey: key)
+        }
+    }
+
+    // MARK: - Rollback and transactions
+
+    /// Discards every unsaved insert, change and deletion, restoring every property of every changed
+    /// model to its last saved value.
+    public func rollback() {
+        processInbox()
+        for model in inserted.models {
+            let data = model.persistentBackingData
+            data.state = .detached
+            data.context = nil
+        }
+        for model in changed.models + deleted.models {
+            let data = model.persistentBackingData
+            if let entity = data.entity {
+                for index in data.changedProperties {
+                    if let value = data.snapshot[index] { restore(value, of: entity.properties[index], in: model) }
+                }
+            }
+            data.changedProperties.removeAll()
+            data.snapshot = [:]
+            data.state = .persisted
+        }
+        inserted.removeAll()
+        changed.removeAll()
+        deleted.removeAll()
+        pendingErrors = []
+    }
+
+    /// Runs `block`, then saves. If `block` throws, the context rolls back and the error propagates.
+    public func transaction(block: () throws -> Void) throws {
+        do {
+            try block()
+        } catch {
+            rollback()
+            throw error
+        }
+        try save()
+    }
+
+    /// Applies changes saved by other contexts to the objects this context holds. Fetches and saves do
+    /// this on their own.
+    public func processPendingChanges() {
+        processInbox()
+    }
+
+    // MARK: - Autosave
+
+    private func noteChange() {
+        if autosaveEnabled { scheduleAutosave() }
+    }
+
+    private func scheduleAutosave() {
+        guard !autosaveScheduled, isMainContext || Thread.isMainThread else { return }
+        autosaveScheduled = true
+        // The context is only used on the main thread (checked above), where this task runs.
+        nonisolated(unsafe) let context = self
+        Task { @MainActor in context.autosave() }
+    }
+
+    private func autosave() {
+        autosaveScheduled = false
+        guard autosaveEnabled, hasChanges else { return }
+        do {
+            try save()
+        } catch {
+            Self.logger.error("Autosave failed; the changes stay in the context: \(error)")
+        }
+    }
+}
+
+/// A row of an entity, as the identity map keys it.
+struct RowKey: Hashable {
+    let entity: ObjectIdentifier
+    let primaryKey: Int64
+
+    init(entity: Schema.Entity, primaryKey: Int64) {
+        self.entity = ObjectIdentifier(entity)
+        self.primaryKey = primaryKey
+    }
+}
+
+/// An identity-map entry. It does not retain the model: the model's backing data removes the entry
+/// when the model is released.
+struct RegisteredModel {
+    unowned(unsafe) let model: any PersistentModel
+}
+
+/// Models in insertion order, with constant-time membership.
+struct ModelSet {
+    private var order: [any PersistentModel] = []
+    private var positions: [ObjectIdentifier: Int] = [:]
+
+    var isEmpty: Bool { positions.isEmpty }
+    var count: Int { positions.count }
+    var models: [any PersistentModel] { order }
+
+    func contains(_ model: AnyObject) -> Bool { positions[ObjectIdentifier(model)] != nil }
+
+    @discardableResult
+    mutating func insert(_ model: any PersistentModel) -> Bool {
+        let id = ObjectIdentifier(model)
+        guard positions[id] == nil else { return false }
+        positions[id] = order.count
+        order.append(model)
+        return true
+    }
+
+    mutating func remove(_ model: AnyObject) {
+        guard let position = positions.removeValue(forKey: ObjectIdentifier(model)) else { return }
+        order.remove(at: position)
+        for index in position..<order.count { positions[ObjectIdentifier(order[index])] = index }
+    }
+
+    mutating func removeAll() {
+        order = []
+        positions = [:]
+    }
+}

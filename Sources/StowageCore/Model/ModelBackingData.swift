@@ -1,0 +1,123 @@
+import Foundation
+
+/// The persistence state of one model object: which context holds it, its identifier, and which of its
+/// properties changed since it was last saved.
+///
+/// `@Model` gives every model one of these. Its methods are called by the accessors the macro
+/// generates; you do not call them yourself.
+public final class ModelBackingData {
+    enum State: Equatable {
+        /// Not inserted in any context: a plain object.
+        case detached
+        /// Inserted, not saved yet.
+        case inserted
+        /// Stored, registered in a context (possibly with unsaved changes).
+        case persisted
+        /// Stored, deleted in its context, the deletion not saved yet.
+        case deleted
+        /// Its deletion was saved: the object no longer has a row.
+        case removed
+    }
+
+    weak var context: ModelContext?
+    var entity: Schema.Entity?
+    var key: PersistentIdentifier.Key?
+    var storeIdentifier: String?
+    var state: State = .detached
+    /// Indices (in the entity's properties) of properties changed since the last save.
+    var changedProperties = PropertySet()
+    /// Values of changed properties as they were before the first change, for rollback.
+    var snapshot: [Int: Any] = [:]
+
+    /// Creates the state of a model not inserted anywhere.
+    public init() {}
+
+    deinit {
+        if state == .persisted, let context, let entity, case .row(let pk)? = key {
+            context.forgetRegistration(entity: entity, primaryKey: pk, backingData: self)
+        }
+    }
+
+    var hasChanges: Bool {
+        switch state {
+        case .inserted, .deleted: return true
+        case .persisted: return !changedProperties.isEmpty
+        case .detached, .removed: return false
+        }
+    }
+
+    var isDeleted: Bool { state == .deleted || state == .removed }
+
+    func persistentModelID(for type: any PersistentModel.Type) -> PersistentIdentifier {
+        let key = self.key ?? {
+            let temporary = PersistentIdentifier.nextTemporaryKey()
+            self.key = temporary
+            return temporary
+        }()
+        return PersistentIdentifier(
+            entityName: entity?.name ?? String(describing: type), storeIdentifier: storeIdentifier, key: key)
+    }
+
+    /// Called by the generated setter of every stored property, before the storage changes.
+    public func willSet<Model: PersistentModel, Value>(
+        _ model: Model, _ storage: ReferenceWritableKeyPath<Model, Value?>, to newValue: Value
+    ) {
+        switch state {
+        case .persisted: context?.propertyWillChange(model, self, storage: storage)
+        case .inserted: context?.insertedModelDidChange()
+        case .detached, .deleted, .removed: break
+        }
+    }
+
+    /// Called by the generated getter when a property's storage is empty: the property was not loaded
+    /// with the row (partial fetch, external storage, refreshed after another context's save).
+    public func load<Model: PersistentModel, Value>(
+        _ model: Model, _ storage: ReferenceWritableKeyPath<Model, Value?>
+    ) -> Value {
+        guard let context else {
+            preconditionFailure("\(Model.self): a property was read after its context was released; keep the ModelContext alive while you use its models.")
+        }
+        do {
+            try context.loadProperty(of: model, backingData: self, storage: storage)
+        } catch {
+            preconditionFailure("\(Model.self): loading a property failed: \(error)")
+        }
+        guard let value = model[keyPath: storage] else {
+            preconditionFailure("\(Model.self): the row of this model no longer exists (it was deleted in another context).")
+        }
+        return value
+    }
+}
+
+/// A small set of property indices: a bit mask for the first 64 properties, a set beyond.
+struct PropertySet: Equatable, Sequence {
+    private var bits: UInt64 = 0
+    private var overflow: Set<Int> = []
+
+    var isEmpty: Bool { bits == 0 && overflow.isEmpty }
+
+    func contains(_ index: Int) -> Bool {
+        index < 64 ? bits & (1 << UInt64(index)) != 0 : overflow.contains(index)
+    }
+
+    mutating func insert(_ index: Int) {
+        if index < 64 { bits |= 1 << UInt64(index) } else { overflow.insert(index) }
+    }
+
+    mutating func removeAll() {
+        bits = 0
+        overflow = []
+    }
+
+    func makeIterator() -> IndexingIterator<[Int]> {
+        var indices: [Int] = []
+        var remaining = bits
+        while remaining != 0 {
+            let index = remaining.trailingZeroBitCount
+            indices.append(index)
+            remaining &= remaining - 1
+        }
+        indices.append(contentsOf: overflow.sorted())
+        return indices.makeIterator()
+    }
+}

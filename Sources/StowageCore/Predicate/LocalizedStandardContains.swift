@@ -1,0 +1,45 @@
+import Foundation
+
+#if !canImport(Darwin)
+extension PredicateExpressions {
+    /// `string.localizedStandardContains(other)` in a `#Predicate`: case- and diacritic-insensitive,
+    /// locale-aware search.
+    ///
+    /// Foundation on Linux lacks this node: `#Predicate` expands `localizedStandardContains` into a call to
+    /// `PredicateExpressions.build_localizedStandardContains`, which Stowage supplies. It runs in SQL
+    /// (through a function that calls Foundation's own `localizedStandardContains`) and in Swift.
+    public struct StringLocalizedStandardContains<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression, Sendable
+    where Root.Output: StringProtocol, Other.Output: StringProtocol, Root: Sendable, Other: Sendable {
+        public typealias Output = Bool
+        public let root: Root
+        public let other: Other
+
+        public init(root: Root, other: Other) {
+            self.root = root
+            self.other = other
+        }
+
+        public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
+            try root.evaluate(bindings).localizedStandardContains(other.evaluate(bindings))
+        }
+    }
+
+    /// Builds the `localizedStandardContains` node (called by the `#Predicate` macro).
+    public static func build_localizedStandardContains<Root, Other>(_ root: Root, _ other: Other) -> StringLocalizedStandardContains<Root, Other> {
+        StringLocalizedStandardContains(root: root, other: other)
+    }
+}
+
+extension PredicateExpressions.StringLocalizedStandardContains: StandardPredicateExpression
+where Root: StandardPredicateExpression, Other: StandardPredicateExpression {}
+
+extension PredicateExpressions.StringLocalizedStandardContains: Codable where Root: Codable, Other: Codable {}
+
+extension PredicateExpressions.StringLocalizedStandardContains: SQLTranslatable {
+    func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
+        let text = try state.sql(try state.translate(root), like: nil)
+        let pattern = try state.sql(try state.translate(other), like: nil)
+        return .expression(.textSearch(.contains, text: text, pattern: pattern, caseInsensitive: true), attribute: nil)
+    }
+}
+#endif

@@ -1,0 +1,100 @@
+import Foundation
+
+/// What a context asks its store to read, in storage-neutral terms: the store turns it into SQL (or
+/// whatever its language is). Built from a ``FetchDescriptor`` by the predicate and sort translators.
+struct StoreQuery {
+    let entity: Schema.Entity
+    /// The rows to keep, or `nil` for all rows.
+    var filter: QueryExpression?
+    /// The order of the rows; the primary key always breaks ties, so results are deterministic.
+    var sort: [QuerySortTerm] = []
+    var limit: Int?
+    var offset: Int?
+    /// The attributes to read for each row. The primary key is always read.
+    var attributes: [Schema.Attribute]
+    /// Restricts the query to these rows.
+    var primaryKeys: [Int64]?
+
+    init(entity: Schema.Entity, attributes: [Schema.Attribute]? = nil) {
+        self.entity = entity
+        self.attributes = attributes ?? entity.columnAttributes
+    }
+}
+
+/// One ORDER BY term.
+struct QuerySortTerm {
+    var expression: QueryExpression
+    var ascending: Bool
+    /// How text compares; `nil` for non-text values.
+    var collation: QueryCollation?
+}
+
+/// How strings compare in a sort or a comparison.
+enum QueryCollation: Equatable {
+    /// Unicode code point order (`String.StandardComparator.lexical`, SQLite's BINARY).
+    case binary
+    /// Finder-like order: case-insensitive, digits compared as numbers (`localizedStandardCompare`).
+    /// SwiftData's default for `SortDescriptor` on strings.
+    case localizedStandard
+    /// Case-insensitive comparison (`localizedCaseInsensitiveCompare`).
+    case caseInsensitive
+    /// Locale-aware comparison (`localizedCompare`).
+    case localized
+}
+
+/// A row as a store returns it: the primary key, then the query's attributes in order.
+protocol StoreRow {
+    var primaryKey: Int64 { get }
+    /// The stored value of the query's attribute at `index`.
+    func value(at index: Int) -> StorageValue
+}
+
+/// The writes of one save, applied by the store in one transaction.
+struct ChangeSet {
+    struct Insert {
+        let entity: Schema.Entity
+        let model: AnyObject
+    }
+
+    struct Update {
+        let entity: Schema.Entity
+        let model: AnyObject
+        let primaryKey: Int64
+        let attributes: [Schema.Attribute]
+    }
+
+    struct Delete {
+        let entity: Schema.Entity
+        let primaryKey: Int64
+    }
+
+    var inserts: [Insert] = []
+    var updates: [Update] = []
+    var deletes: [Delete] = []
+
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+}
+
+/// What a store reports back from a save.
+struct SaveResult {
+    /// The primary key of each insert, in the order of ``ChangeSet/inserts``. An insert that matched a
+    /// unique constraint reports the primary key of the row it updated.
+    var insertedKeys: [Int64]
+}
+
+/// A place models are stored: the SQLite store today, PostgreSQL or others later. The context only
+/// speaks to this protocol.
+protocol ModelStore: AnyObject, Sendable {
+    /// A stable identifier for this store, part of every ``PersistentIdentifier`` it issues.
+    var identifier: String { get }
+    /// Streams the rows matching `query` to `body`.
+    func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws
+    /// Counts the rows matching `query` (ignoring its attributes and sort).
+    func count(_ query: StoreQuery) throws -> Int
+    /// The primary keys of the rows matching `query`, in order.
+    func primaryKeys(_ query: StoreQuery) throws -> [Int64]
+    /// Reads one attribute kept outside the row (external storage).
+    func externalValue(_ attribute: Schema.Attribute, of entity: Schema.Entity, primaryKey: Int64) throws -> StorageValue
+    /// Applies a change set atomically: everything is written or nothing is.
+    func apply(_ changes: ChangeSet) throws -> SaveResult
+}

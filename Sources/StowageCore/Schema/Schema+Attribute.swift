@@ -1,0 +1,192 @@
+import Foundation
+
+extension Schema {
+    /// A stored property holding a value (as opposed to a ``Relationship``).
+    ///
+    /// `@Attribute(.unique, originalName: "title")` on a property configures its attribute.
+    public final class Attribute: SchemaProperty {
+        /// Options that change how an attribute is stored.
+        public struct Option: Hashable, Sendable, CustomStringConvertible {
+            let rawValue: String
+            /// The value is unique across all models of the entity; inserting a model whose value matches
+            /// a stored one updates that row on save (an upsert).
+            public static let unique = Option(rawValue: "unique")
+            /// The value (typically large `Data` or text) is kept outside the entity's table, in a side
+            /// table loaded only when the property is read.
+            public static let externalStorage = Option(rawValue: "externalStorage")
+            /// Accepted for SwiftData compatibility; there is no cloud store on this platform.
+            public static let allowsCloudEncryption = Option(rawValue: "allowsCloudEncryption")
+            /// Accepted for SwiftData compatibility; Stowage keeps no persistent history yet.
+            public static let preserveValueOnDeletion = Option(rawValue: "preserveValueOnDeletion")
+            /// Accepted for SwiftData compatibility; there is no Spotlight on this platform.
+            public static let spotlight = Option(rawValue: "spotlight")
+            /// Changes are tracked but the value is not stored.
+            public static let ephemeral = Option(rawValue: "ephemeral")
+            /// Store the value through its `Codable` representation (JSON text). This is already what
+            /// Stowage does for composite types.
+            public static let codable = Option(rawValue: "codable")
+
+            public var description: String { rawValue }
+        }
+
+        public let name: String
+        public let originalName: String
+        /// The options the attribute was declared with.
+        public let options: [Option]
+        public let valueType: any Any.Type
+        /// The value the property is initialised with in its declaration, when it is a literal.
+        public let defaultValue: Any?
+        /// A string that changes the attribute's version hash without changing its shape.
+        public let hashModifier: String?
+        public let isOptional: Bool
+
+        public var isAttribute: Bool { true }
+        public var isRelationship: Bool { false }
+        public var isUnique: Bool { options.contains(.unique) }
+        /// Whether the value is stored outside the entity's table.
+        public var isExternalStorage: Bool { options.contains(.externalStorage) }
+        /// Whether the attribute is stored by a value transformer. Always `false`: Stowage stores
+        /// composite values as JSON.
+        public var isTransformable: Bool { false }
+
+        /// The declared column type.
+        public var storageType: StorageType { accessor.storageType }
+
+        let keyPath: AnyKeyPath
+        let accessor: any AttributeAccessor
+        /// Position of the property in ``Schema/Entity/properties``; set when the entity is built.
+        var index = 0
+
+        /// Options and names as written in `@Attribute(...)`. The macro turns each `@Attribute` into this
+        /// initializer; the remaining details come from the property itself.
+        public init(_ options: Option..., originalName: String? = nil, hashModifier: String? = nil) {
+            self.name = ""
+            self.originalName = originalName ?? ""
+            self.options = options
+            self.valueType = Void.self
+            self.defaultValue = nil
+            self.hashModifier = hashModifier
+            self.isOptional = false
+            self.keyPath = \Attribute.name
+            self.accessor = UnboundAttributeAccessor()
+        }
+
+        init(name: String, declared: Attribute?, keyPath: AnyKeyPath, defaultValue: Any?, accessor: any AttributeAccessor) {
+            self.name = name
+            let original = declared?.originalName ?? ""
+            self.originalName = original.isEmpty ? name : original
+            self.options = declared?.options ?? []
+            self.valueType = accessor.valueType
+            self.defaultValue = defaultValue
+            self.hashModifier = declared?.hashModifier
+            self.isOptional = accessor.isOptional
+            self.keyPath = keyPath
+            self.accessor = accessor
+        }
+
+        public var description: String {
+            var parts = ["\(name): \(valueType)", storageType.rawValue]
+            if !isOptional { parts.append("NOT NULL") }
+            parts.append(contentsOf: options.map(\.rawValue).sorted())
+            if originalName != name { parts.append("originalName=\(originalName)") }
+            if let hashModifier { parts.append("hashModifier=\(hashModifier)") }
+            return parts.joined(separator: " ")
+        }
+    }
+}
+
+/// Reads and writes one attribute of a model object, converting between its Swift value and its stored
+/// form. One instance per attribute, built at schema time.
+protocol AttributeAccessor: AnyObject {
+    var valueType: any Any.Type { get }
+    var storageType: StorageType { get }
+    var isOptional: Bool { get }
+    var codecKind: AttributeCodecKind { get }
+    /// Whether the model's storage holds a value (it is `nil` for a property not loaded yet).
+    func isLoaded(_ model: AnyObject) -> Bool
+    /// The stored form of the model's current value.
+    func read(_ model: AnyObject) throws -> StorageValue
+    /// Sets the model's storage from a stored value, without observation or change tracking.
+    func load(_ value: StorageValue, into model: AnyObject) throws
+    /// Sets the model's storage from a stored value and notifies observers when the value changed.
+    func refresh(_ value: StorageValue, into model: AnyObject) throws
+    /// Forgets the model's value, so that the next read loads it again.
+    func unload(_ model: AnyObject)
+    /// The model's current storage, for rollback.
+    func snapshot(_ model: AnyObject) -> Any
+    /// Restores a snapshot and notifies observers.
+    func restore(_ snapshot: Any, into model: AnyObject)
+    /// The stored form of a Swift value of this attribute's type (a predicate constant), or `nil` when
+    /// `value` is not of that type.
+    func encode(constant value: Any) throws -> StorageValue?
+}
+
+final class TypedAttributeAccessor<Root: PersistentModel, Value>: AttributeAccessor {
+    let keyPath: KeyPath<Root, Value>
+    let storage: ReferenceWritableKeyPath<Root, Value?>
+    let codec: AttributeCodec<Value>
+
+    init(keyPath: KeyPath<Root, Value>, storage: ReferenceWritableKeyPath<Root, Value?>, codec: AttributeCodec<Value>) {
+        self.keyPath = keyPath
+        self.storage = storage
+        self.codec = codec
+    }
+
+    var valueType: any Any.Type { Value.self }
+    var storageType: StorageType { codec.storageType }
+    var isOptional: Bool { codec.isOptional }
+    var codecKind: AttributeCodecKind { codec.kind }
+
+    @inline(__always) private func root(_ model: AnyObject) -> Root { unsafeDowncast(model, to: Root.self) }
+
+    func isLoaded(_ model: AnyObject) -> Bool { root(model)[keyPath: storage] != nil }
+
+    func read(_ model: AnyObject) throws -> StorageValue {
+        guard let value = root(model)[keyPath: storage] else {
+            preconditionFailure("Stowage internal error: reading \(Root.self).\(keyPath) before it was loaded")
+        }
+        return try codec.encode(value)
+    }
+
+    func load(_ value: StorageValue, into model: AnyObject) throws {
+        root(model)[keyPath: storage] = try codec.decode(value)
+    }
+
+    func refresh(_ value: StorageValue, into model: AnyObject) throws {
+        let object = root(model)
+        let decoded = try codec.decode(value)
+        if let current = object[keyPath: storage], (try? codec.encode(current)) == value { return }
+        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = decoded }
+    }
+
+    func unload(_ model: AnyObject) { root(model)[keyPath: storage] = nil }
+
+    func snapshot(_ model: AnyObject) -> Any { root(model)[keyPath: storage] as Any }
+
+    func restore(_ snapshot: Any, into model: AnyObject) {
+        let object = root(model)
+        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as? Value }
+    }
+
+    func encode(constant value: Any) throws -> StorageValue? {
+        guard let typed = value as? Value else { return nil }
+        return try codec.encode(typed)
+    }
+}
+
+/// The accessor of an `Attribute` created from `@Attribute(...)` arguments, before it is bound to a
+/// property. Never used to read or write.
+private final class UnboundAttributeAccessor: AttributeAccessor {
+    var valueType: any Any.Type { Void.self }
+    var storageType: StorageType { .blob }
+    var isOptional: Bool { true }
+    var codecKind: AttributeCodecKind { .native }
+    func isLoaded(_ model: AnyObject) -> Bool { false }
+    func read(_ model: AnyObject) throws -> StorageValue { .null }
+    func load(_ value: StorageValue, into model: AnyObject) throws {}
+    func refresh(_ value: StorageValue, into model: AnyObject) throws {}
+    func unload(_ model: AnyObject) {}
+    func snapshot(_ model: AnyObject) -> Any { () }
+    func restore(_ snapshot: Any, into model: AnyObject) {}
+    func encode(constant value: Any) throws -> StorageValue? { nil }
+}

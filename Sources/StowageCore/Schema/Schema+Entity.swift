@@ -1,0 +1,173 @@
+import Foundation
+
+extension Schema {
+    /// One model type as the store sees it: a table with a column per attribute.
+    public final class Entity: Hashable, CustomStringConvertible {
+        /// The entity's name: the model class's name. Also its table's name.
+        public let name: String
+        /// The stored properties in declaration order.
+        public let properties: [any SchemaProperty]
+        /// The attributes of the entity.
+        public var attributes: Set<Attribute> { Set(attributeList) }
+        /// The relationships of the entity.
+        public var relationships: Set<Relationship> { Set(relationshipList) }
+        /// The stored properties (every property of a Stowage entity is stored).
+        public var storedProperties: [any SchemaProperty] { properties }
+        /// The properties by name.
+        public let storedPropertiesByName: [String: any SchemaProperty]
+        /// Groups of property names whose combined values are unique: one group per `.unique` attribute
+        /// and one per `#Unique` key-path list.
+        public let uniquenessConstraints: [[String]]
+        /// Groups of property names indexed together, from `#Index`.
+        public let indices: [[String]]
+
+        let modelType: any PersistentModel.Type
+        /// The attributes in column order.
+        let attributeList: [Attribute]
+        let relationshipList: [Relationship]
+        /// Attributes stored in the entity's own table (not external storage), in column order.
+        let columnAttributes: [Attribute]
+        /// Attributes kept outside the row (`.externalStorage`).
+        let externalAttributes: [Attribute]
+        /// Properties by the key path of their public property or of their storage.
+        private let propertyIndexByKeyPath: [AnyKeyPath: Int]
+
+        init(modelType: any PersistentModel.Type) {
+            let metadata = modelType.schemaMetadata()
+            self.modelType = modelType
+            self.name = String(describing: modelType)
+            var properties: [any SchemaProperty] = []
+            var attributes: [Attribute] = []
+            var relationships: [Relationship] = []
+            var byKeyPath: [AnyKeyPath: Int] = [:]
+            for (index, entry) in metadata.enumerated() {
+                let property = entry.makeProperty()
+                if let attribute = property as? Attribute {
+                    attribute.index = index
+                    attributes.append(attribute)
+                } else if let relationship = property as? Relationship {
+                    relationship.index = index
+                    relationships.append(relationship)
+                }
+                properties.append(property)
+                byKeyPath[entry.keyPath] = index
+                byKeyPath[entry.storageKeyPath] = index
+            }
+            self.properties = properties
+            self.attributeList = attributes
+            self.relationshipList = relationships
+            self.columnAttributes = attributes.filter { !$0.isExternalStorage && !$0.options.contains(.ephemeral) }
+            self.externalAttributes = attributes.filter { $0.isExternalStorage && !$0.options.contains(.ephemeral) }
+            self.propertyIndexByKeyPath = byKeyPath
+            self.storedPropertiesByName = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+
+            func names(_ keyPaths: [AnyKeyPath]) -> [String] {
+                keyPaths.compactMap { byKeyPath[$0].map { properties[$0].name } }
+            }
+            self.uniquenessConstraints = attributes.filter(\.isUnique).map { [$0.name] }
+                + modelType._$anyUniqueConstraints.map(names).filter { !$0.isEmpty }
+            self.indices = modelType._$anyIndices.map(names).filter { !$0.isEmpty }
+        }
+
+        /// Resolves what needs the whole schema (inverse relationships).
+        func resolve(in schema: Schema) {}
+
+        /// The index in ``properties`` of the property with this key path (public or storage).
+        func propertyIndex(for keyPath: AnyKeyPath) -> Int? { propertyIndexByKeyPath[keyPath] }
+
+        /// The attribute with this public key path, if it is one.
+        func attribute(for keyPath: AnyKeyPath) -> Attribute? {
+            propertyIndexByKeyPath[keyPath].flatMap { properties[$0] as? Attribute }
+        }
+
+        public static func == (lhs: Entity, rhs: Entity) -> Bool { lhs === rhs }
+        public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+        public var description: String {
+            var lines = ["entity \(name)"]
+            lines += properties.map { "  \($0.description)" }
+            lines += uniquenessConstraints.map { "  unique(\($0.joined(separator: ", ")))" }
+            lines += indices.map { "  index(\($0.joined(separator: ", ")))" }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    /// What `@Model` generates for each stored property: its name, key paths, default value and the
+    /// options from `@Attribute` or `@Relationship`. The initializer overload chosen by the property's
+    /// type decides whether it is an attribute or a relationship.
+    public struct PropertyMetadata {
+        /// The property's name.
+        public let name: String
+        /// The key path of the property.
+        public let keyPath: AnyKeyPath
+        /// The literal the property is initialised with in its declaration, if any.
+        public let defaultValue: Any?
+        /// The ``Schema/Attribute`` or ``Schema/Relationship`` declared with the property, if any.
+        public let metadata: Any?
+        let storageKeyPath: AnyKeyPath
+        let makeProperty: () -> any SchemaProperty
+
+        /// An attribute: a `Codable` value (native types, `RawRepresentable` enums, composite structs,
+        /// arrays and dictionaries of `Codable` values, and optionals of each).
+        public init<Root: PersistentModel, Value: Codable>(
+            name: String, keyPath: ReferenceWritableKeyPath<Root, Value>, storage: ReferenceWritableKeyPath<Root, Value?>,
+            defaultValue: Value? = nil, metadata: Attribute? = nil
+        ) {
+            self.name = name
+            self.keyPath = keyPath
+            self.defaultValue = defaultValue
+            self.metadata = metadata
+            self.storageKeyPath = storage
+            self.makeProperty = {
+                guard let codec = AttributeCodecs.codec(for: Value.self) else {
+                    preconditionFailure("\(Root.self).\(name): \(Value.self) has no stored form")
+                }
+                let accessor = TypedAttributeAccessor(keyPath: keyPath, storage: storage, codec: codec)
+                return Attribute(name: name, declared: metadata, keyPath: keyPath, defaultValue: defaultValue, accessor: accessor)
+            }
+        }
+
+        /// A to-one relationship.
+        public init<Root: PersistentModel, Destination: PersistentModel>(
+            name: String, keyPath: ReferenceWritableKeyPath<Root, Destination?>,
+            storage: ReferenceWritableKeyPath<Root, Destination??>, defaultValue: Destination?? = nil,
+            metadata: Relationship? = nil
+        ) {
+            self.name = name
+            self.keyPath = keyPath
+            self.defaultValue = nil
+            self.metadata = metadata
+            self.storageKeyPath = storage
+            self.makeProperty = {
+                Relationship(
+                    name: name, declared: metadata, keyPath: keyPath, isToOne: true, isOptional: true,
+                    valueType: Destination?.self, destinationType: Destination.self,
+                    accessor: ToOneAccessor(keyPath: keyPath, storage: storage))
+            }
+        }
+
+        /// A to-many relationship.
+        public init<Root: PersistentModel, Destination: PersistentModel>(
+            name: String, keyPath: ReferenceWritableKeyPath<Root, [Destination]>,
+            storage: ReferenceWritableKeyPath<Root, [Destination]?>, defaultValue: [Destination]? = nil,
+            metadata: Relationship? = nil
+        ) {
+            self.name = name
+            self.keyPath = keyPath
+            self.defaultValue = nil
+            self.metadata = metadata
+            self.storageKeyPath = storage
+            self.makeProperty = {
+                Relationship(
+                    name: name, declared: metadata, keyPath: keyPath, isToOne: false, isOptional: false,
+                    valueType: [Destination].self, destinationType: Destination.self,
+                    accessor: ToManyAccessor(keyPath: keyPath, storage: storage))
+            }
+        }
+    }
+}
+
+extension PersistentModel {
+    static var _$anyUniqueConstraints: [[AnyKeyPath]] { _$uniqueConstraints.map { $0.map { $0 as AnyKeyPath } } }
+    static var _$anyIndices: [[AnyKeyPath]] { _$indices.map { $0.map { $0 as AnyKeyPath } } }
+}

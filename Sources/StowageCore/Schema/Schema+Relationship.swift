@@ -1,0 +1,166 @@
+import Foundation
+
+extension Schema {
+    /// A stored property referring to other models: to-one (`Budget?`) or to-many (`[Transaction]`).
+    public final class Relationship: SchemaProperty {
+        /// What happens to related models when a model is deleted.
+        public enum DeleteRule: String, Hashable, Codable, Sendable {
+            /// Clear the references to the deleted model (the default).
+            case nullify
+            /// Delete the related models too.
+            case cascade
+            /// Refuse to delete a model that still has related models: the save fails.
+            case deny
+            /// Leave the related models untouched.
+            case noAction
+        }
+
+        /// Options that change how a relationship is stored.
+        public struct Option: Hashable, Sendable {
+            let rawValue: String
+            /// The related model is unique across models of the entity.
+            public static let unique = Option(rawValue: "unique")
+        }
+
+        public let name: String
+        public let originalName: String
+        /// The options the relationship was declared with.
+        public let options: [Option]
+        /// What happens to related models when the owner is deleted.
+        public let deleteRule: DeleteRule
+        /// The minimum number of related models, validated on save (0: no minimum).
+        public let minimumModelCount: Int?
+        /// The maximum number of related models, validated on save (0: no maximum).
+        public let maximumModelCount: Int?
+        /// A string that changes the relationship's version hash without changing its shape.
+        public let hashModifier: String?
+        /// The key path of the inverse relationship as declared, if one was.
+        public let inverseKeyPath: AnyKeyPath?
+        /// The name of the inverse relationship, declared or inferred, once the schema is built.
+        public internal(set) var inverseName: String?
+        /// The name of the destination entity.
+        public let destination: String
+        /// Whether the relationship refers to at most one model.
+        public let isToOneRelationship: Bool
+        /// The key path of the property.
+        public let keypath: AnyKeyPath
+        public let valueType: any Any.Type
+        public let isOptional: Bool
+
+        public var isAttribute: Bool { false }
+        public var isRelationship: Bool { true }
+        public var isUnique: Bool { options.contains(.unique) }
+
+        let destinationType: (any PersistentModel.Type)?
+        let accessor: (any RelationshipAccessor)?
+        var index = 0
+
+        /// Options as written in `@Relationship(...)`. The macro turns each `@Relationship` into this
+        /// initializer; the remaining details come from the property itself.
+        public init(
+            _ options: Option..., deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = 0,
+            maximumModelCount: Int? = 0, originalName: String? = nil, inverse: AnyKeyPath? = nil,
+            hashModifier: String? = nil
+        ) {
+            self.name = ""
+            self.originalName = originalName ?? ""
+            self.options = options
+            self.deleteRule = deleteRule
+            self.minimumModelCount = minimumModelCount
+            self.maximumModelCount = maximumModelCount
+            self.hashModifier = hashModifier
+            self.inverseKeyPath = inverse
+            self.destination = ""
+            self.isToOneRelationship = false
+            self.keypath = \Relationship.name
+            self.valueType = Void.self
+            self.isOptional = true
+            self.destinationType = nil
+            self.accessor = nil
+        }
+
+        /// The seed's early-SwiftData spelling, `@Relationship(.cascade)`.
+        public convenience init(_ deleteRule: DeleteRule, inverse: AnyKeyPath? = nil) {
+            self.init(deleteRule: deleteRule, inverse: inverse)
+        }
+
+        init(name: String, declared: Relationship?, keyPath: AnyKeyPath, isToOne: Bool, isOptional: Bool,
+             valueType: any Any.Type, destinationType: any PersistentModel.Type, accessor: any RelationshipAccessor) {
+            self.name = name
+            let original = declared?.originalName ?? ""
+            self.originalName = original.isEmpty ? name : original
+            self.options = declared?.options ?? []
+            self.deleteRule = declared?.deleteRule ?? .nullify
+            self.minimumModelCount = declared?.minimumModelCount
+            self.maximumModelCount = declared?.maximumModelCount
+            self.hashModifier = declared?.hashModifier
+            self.inverseKeyPath = declared?.inverseKeyPath
+            self.destination = String(describing: destinationType)
+            self.isToOneRelationship = isToOne
+            self.keypath = keyPath
+            self.valueType = valueType
+            self.isOptional = isOptional
+            self.destinationType = destinationType
+            self.accessor = accessor
+        }
+
+        public var description: String {
+            var parts = ["\(name): \(isToOneRelationship ? destination + "?" : "[" + destination + "]")", deleteRule.rawValue]
+            if let inverseName { parts.append("inverse=\(inverseName)") }
+            return parts.joined(separator: " ")
+        }
+    }
+}
+
+/// Reads and writes one relationship of a model object. One instance per relationship.
+protocol RelationshipAccessor: AnyObject {
+    func isLoaded(_ model: AnyObject) -> Bool
+    func unload(_ model: AnyObject)
+    func snapshot(_ model: AnyObject) -> Any
+    func restore(_ snapshot: Any, into model: AnyObject)
+    /// The related objects currently held (loaded) by the model.
+    func related(_ model: AnyObject) -> [AnyObject]
+}
+
+final class ToOneAccessor<Root: PersistentModel, Destination: PersistentModel>: RelationshipAccessor {
+    let keyPath: KeyPath<Root, Destination?>
+    let storage: ReferenceWritableKeyPath<Root, Destination??>
+
+    init(keyPath: KeyPath<Root, Destination?>, storage: ReferenceWritableKeyPath<Root, Destination??>) {
+        self.keyPath = keyPath
+        self.storage = storage
+    }
+
+    @inline(__always) private func root(_ model: AnyObject) -> Root { unsafeDowncast(model, to: Root.self) }
+    func isLoaded(_ model: AnyObject) -> Bool { root(model)[keyPath: storage] != nil }
+    func unload(_ model: AnyObject) { root(model)[keyPath: storage] = nil }
+    func snapshot(_ model: AnyObject) -> Any { root(model)[keyPath: storage] as Any }
+    func restore(_ snapshot: Any, into model: AnyObject) {
+        let object = root(model)
+        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as? Destination? }
+    }
+    func related(_ model: AnyObject) -> [AnyObject] {
+        guard case .some(.some(let value)) = root(model)[keyPath: storage] else { return [] }
+        return [value]
+    }
+}
+
+final class ToManyAccessor<Root: PersistentModel, Destination: PersistentModel>: RelationshipAccessor {
+    let keyPath: KeyPath<Root, [Destination]>
+    let storage: ReferenceWritableKeyPath<Root, [Destination]?>
+
+    init(keyPath: KeyPath<Root, [Destination]>, storage: ReferenceWritableKeyPath<Root, [Destination]?>) {
+        self.keyPath = keyPath
+        self.storage = storage
+    }
+
+    @inline(__always) private func root(_ model: AnyObject) -> Root { unsafeDowncast(model, to: Root.self) }
+    func isLoaded(_ model: AnyObject) -> Bool { root(model)[keyPath: storage] != nil }
+    func unload(_ model: AnyObject) { root(model)[keyPath: storage] = nil }
+    func snapshot(_ model: AnyObject) -> Any { root(model)[keyPath: storage] as Any }
+    func restore(_ snapshot: Any, into model: AnyObject) {
+        let object = root(model)
+        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as? [Destination] }
+    }
+    func related(_ model: AnyObject) -> [AnyObject] { root(model)[keyPath: storage] ?? [] }
+}

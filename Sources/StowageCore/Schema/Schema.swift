@@ -1,0 +1,118 @@
+import Foundation
+
+/// The set of entities (model types) a container stores, with a version.
+///
+/// ```swift
+/// let schema = Schema([Budget.self])   // Transaction is included: Budget refers to it
+/// let container = try ModelContainer(for: schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+/// ```
+///
+/// Types reachable through relationships of the listed types are included as well, as in SwiftData.
+public final class Schema: @unchecked Sendable, CustomStringConvertible {
+    // @unchecked Sendable: a schema is fully built in `init` and never mutated afterwards.
+
+    /// A semantic version for a schema.
+    public struct Version: Codable, Hashable, Comparable, Sendable, CustomStringConvertible {
+        public let major: Int
+        public let minor: Int
+        public let patch: Int
+
+        /// Creates a version.
+        public init(_ major: Int, _ minor: Int, _ patch: Int) {
+            self.major = major
+            self.minor = minor
+            self.patch = patch
+        }
+
+        public static func < (lhs: Self, rhs: Self) -> Bool {
+            (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
+        }
+
+        public var description: String { "\(major).\(minor).\(patch)" }
+    }
+
+    /// The entities of the schema, one per model type, in the order the types were given (reachable
+    /// types follow the type that refers to them).
+    public let entities: [Entity]
+    /// The entities by name.
+    public let entitiesByName: [String: Entity]
+    /// The version of the schema.
+    public let version: Version
+
+    private let entitiesByType: [ObjectIdentifier: Entity]
+
+    /// Creates a schema from model types and the types reachable from them.
+    public convenience init(_ types: any PersistentModel.Type..., version: Version = Version(1, 0, 0)) {
+        self.init(types, version: version)
+    }
+
+    /// Creates a schema from model types and the types reachable from them.
+    public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) {
+        var entities: [Entity] = []
+        var byType: [ObjectIdentifier: Entity] = [:]
+        var queue = types.map { $0 as any PersistentModel.Type }
+        while !queue.isEmpty {
+            let type = queue.removeFirst()
+            guard byType[ObjectIdentifier(type)] == nil else { continue }
+            let entity = Entity(modelType: type)
+            byType[ObjectIdentifier(type)] = entity
+            entities.append(entity)
+            queue.append(contentsOf: entity.relationships.compactMap(\.destinationType))
+        }
+        self.entities = entities
+        self.entitiesByType = byType
+        self.entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.version = version
+        for entity in entities { entity.resolve(in: self) }
+    }
+
+    /// The entity of a model type, if the type is part of this schema.
+    public func entity<T: PersistentModel>(for type: T.Type) -> Entity? {
+        entitiesByType[ObjectIdentifier(type)]
+    }
+
+    func entity(forType type: any PersistentModel.Type) -> Entity? {
+        entitiesByType[ObjectIdentifier(type)]
+    }
+
+    /// A stable fingerprint of the stored shape of the schema (tables, columns, types, constraints).
+    var fingerprint: String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in description.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+
+    public var description: String {
+        entities.map(\.description).joined(separator: "\n")
+    }
+}
+
+/// A property of an entity: an ``Schema/Attribute`` or a ``Schema/Relationship``.
+public protocol SchemaProperty: AnyObject, Hashable, CustomStringConvertible {
+    /// The property's name in Swift and its column's name.
+    var name: String { get }
+    /// The name the property had in an earlier version of the schema, or the name itself.
+    var originalName: String { get }
+    /// The Swift type of the property.
+    var valueType: any Any.Type { get }
+    /// Whether the property is an attribute.
+    var isAttribute: Bool { get }
+    /// Whether the property is a relationship.
+    var isRelationship: Bool { get }
+    /// Whether the property may be `nil`.
+    var isOptional: Bool { get }
+    /// Whether the property's value is unique across all models of the entity.
+    var isUnique: Bool { get }
+    /// Whether the property is transient (never stored). Always `false`: `@Transient` properties are not
+    /// part of the schema.
+    var isTransient: Bool { get }
+}
+
+extension SchemaProperty {
+    public var isTransient: Bool { false }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

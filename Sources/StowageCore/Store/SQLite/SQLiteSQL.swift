@@ -1,0 +1,194 @@
+import Foundation
+
+/// SQL text with its arguments. Values are only ever appended as `?` placeholders with a bound
+/// argument; identifiers are quoted. Nothing a user supplies is spliced into the text.
+struct SQLFragment: Equatable, CustomStringConvertible {
+    var sql = ""
+    var arguments: [StorageValue] = []
+
+    init(_ sql: String = "") { self.sql = sql }
+
+    mutating func append(_ text: String) { sql += text }
+
+    mutating func append(identifier: String) { sql += SQLiteSQL.quote(identifier) }
+
+    mutating func bind(_ value: StorageValue) {
+        sql += "?"
+        arguments.append(value)
+    }
+
+    mutating func append(_ other: SQLFragment) {
+        sql += other.sql
+        arguments += other.arguments
+    }
+
+    var description: String { arguments.isEmpty ? sql : "\(sql) -- \(arguments)" }
+}
+
+/// Renders storage-neutral queries and expressions as SQLite SQL.
+enum SQLiteSQL {
+    static let primaryKeyColumn = "_pk"
+    static let metadataTable = "_stowage_metadata"
+
+    static func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    static func collationName(_ collation: QueryCollation) -> String? {
+        switch collation {
+        case .binary: return nil
+        case .localizedStandard: return "localizedStandard"
+        case .caseInsensitive: return "caseInsensitive"
+        case .localized: return "localized"
+        }
+    }
+
+    /// `SELECT "_pk", <attributes> FROM <table> [WHERE] [ORDER BY] [LIMIT/OFFSET]`.
+    static func select(_ query: StoreQuery) -> SQLFragment {
+        var fragment = SQLFragment("SELECT ")
+        fragment.append(identifier: primaryKeyColumn)
+        for attribute in query.attributes {
+            fragment.append(", ")
+            fragment.append(identifier: attribute.name)
+        }
+        appendBody(of: query, to: &fragment, ordered: true)
+        return fragment
+    }
+
+    /// `SELECT "_pk" FROM …` with the query's filter, order, limit and offset.
+    static func selectPrimaryKeys(_ query: StoreQuery) -> SQLFragment {
+        var fragment = SQLFragment("SELECT ")
+        fragment.append(identifier: primaryKeyColumn)
+        appendBody(of: query, to: &fragment, ordered: true)
+        return fragment
+    }
+
+    /// `SELECT COUNT(*) FROM …` honouring the query's limit and offset.
+    static func count(_ query: StoreQuery) -> SQLFragment {
+        if query.limit != nil || query.offset != nil {
+            var inner = selectPrimaryKeys(query)
+            inner.sql = "SELECT COUNT(*) FROM (" + inner.sql + ")"
+            return inner
+        }
+        var fragment = SQLFragment("SELECT COUNT(*)")
+        appendBody(of: query, to: &fragment, ordered: false)
+        return fragment
+    }
+
+    private static func appendBody(of query: StoreQuery, to fragment: inout SQLFragment, ordered: Bool) {
+        fragment.append(" FROM ")
+        fragment.append(identifier: query.entity.name)
+        var conditions: [QueryExpression] = []
+        if let filter = query.filter { conditions.append(filter) }
+        if let keys = query.primaryKeys {
+            conditions.append(.inList(.primaryKey, keys.map { .value(.integer($0)) }))
+        }
+        if !conditions.isEmpty {
+            fragment.append(" WHERE ")
+            render(conditions.count == 1 ? conditions[0] : .and(conditions), into: &fragment)
+        }
+        if ordered {
+            fragment.append(" ORDER BY ")
+            for term in query.sort {
+                render(term.expression, into: &fragment)
+                if let collation = term.collation, let name = collationName(collation) {
+                    fragment.append(" COLLATE \(name)")
+                }
+                fragment.append(term.ascending ? ", " : " DESC, ")
+            }
+            fragment.append(identifier: primaryKeyColumn)
+        }
+        if query.limit != nil || query.offset != nil {
+            fragment.append(" LIMIT ")
+            fragment.bind(.integer(Int64(query.limit ?? -1)))
+            if let offset = query.offset, offset > 0 {
+                fragment.append(" OFFSET ")
+                fragment.bind(.integer(Int64(offset)))
+            }
+        }
+    }
+
+    /// Appends the SQL of an expression.
+    static func render(_ expression: QueryExpression, into fragment: inout SQLFragment) {
+        switch expression {
+        case .attribute(let attribute):
+            fragment.append(identifier: attribute.name)
+        case .primaryKey:
+            fragment.append(identifier: primaryKeyColumn)
+        case .value(let value):
+            fragment.bind(value)
+        case .comparison(let op, let lhs, let rhs, let collation):
+            fragment.append("(")
+            render(lhs, into: &fragment)
+            fragment.append(" \(op.rawValue) ")
+            render(rhs, into: &fragment)
+            if let collation, let name = collationName(collation) { fragment.append(" COLLATE \(name)") }
+            fragment.append(")")
+        case .and(let operands), .or(let operands):
+            let isAnd: Bool = if case .and = expression { true } else { false }
+            guard !operands.isEmpty else {
+                fragment.append(isAnd ? "1" : "0")
+                return
+            }
+            fragment.append("(")
+            for (index, operand) in operands.enumerated() {
+                if index > 0 { fragment.append(isAnd ? " AND " : " OR ") }
+                render(operand, into: &fragment)
+            }
+            fragment.append(")")
+        case .not(let operand):
+            fragment.append("(NOT ")
+            render(operand, into: &fragment)
+            fragment.append(")")
+        case .isNull(let operand):
+            fragment.append("(")
+            render(operand, into: &fragment)
+            fragment.append(" IS NULL)")
+        case .arithmetic(let op, let lhs, let rhs):
+            fragment.append("(")
+            render(lhs, into: &fragment)
+            fragment.append(" \(op.rawValue) ")
+            render(rhs, into: &fragment)
+            fragment.append(")")
+        case .textSearch(let kind, let text, let pattern, let caseInsensitive):
+            let function: String = switch kind {
+            case .contains: caseInsensitive ? "stowage_localized_contains" : "stowage_contains"
+            case .prefix: caseInsensitive ? "stowage_localized_has_prefix" : "stowage_has_prefix"
+            case .suffix: caseInsensitive ? "stowage_localized_has_suffix" : "stowage_has_suffix"
+            }
+            fragment.append(function + "(")
+            render(text, into: &fragment)
+            fragment.append(", ")
+            render(pattern, into: &fragment)
+            fragment.append(")")
+        case .inList(let operand, let values):
+            guard !values.isEmpty else {
+                fragment.append("0")
+                return
+            }
+            fragment.append("(")
+            render(operand, into: &fragment)
+            fragment.append(" IN (")
+            for (index, value) in values.enumerated() {
+                if index > 0 { fragment.append(", ") }
+                render(value, into: &fragment)
+            }
+            fragment.append("))")
+        case .conditional(let condition, let then, let otherwise):
+            fragment.append("(CASE WHEN ")
+            render(condition, into: &fragment)
+            fragment.append(" THEN ")
+            render(then, into: &fragment)
+            fragment.append(" ELSE ")
+            render(otherwise, into: &fragment)
+            fragment.append(" END)")
+        case .coalesce(let operands):
+            fragment.append("COALESCE(")
+            for (index, operand) in operands.enumerated() {
+                if index > 0 { fragment.append(", ") }
+                render(operand, into: &fragment)
+            }
+            fragment.append(")")
+        }
+    }
+}

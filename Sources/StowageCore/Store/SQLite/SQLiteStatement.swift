@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// Binding and reading values on a raw SQLite statement. Stowage prepares statements through GRDB
+/// (which caches them per connection) and binds and reads them with SQLite's C API: values go straight
+/// from models to the statement, text is bound with its byte length (so embedded NUL characters
+/// survive) and rows are read by column index.
+enum SQLiteStatement {
+    nonisolated(unsafe) private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    static func bind(_ value: StorageValue, at index: Int32, in statement: OpaquePointer) {
+        switch value {
+        case .null:
+            sqlite3_bind_null(statement, index)
+        case .integer(let v):
+            sqlite3_bind_int64(statement, index, v)
+        case .real(let v):
+            sqlite3_bind_double(statement, index, v)
+        case .text(var text):
+            text.withUTF8 { bytes in
+                if let base = bytes.baseAddress {
+                    base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                        _ = sqlite3_bind_text(statement, index, $0, Int32(bytes.count), transient)
+                    }
+                } else {
+                    _ = sqlite3_bind_text(statement, index, "", 0, transient)
+                }
+            }
+        case .blob(let data):
+            data.withUnsafeBytes { bytes in
+                if let base = bytes.baseAddress, bytes.count > 0 {
+                    _ = sqlite3_bind_blob(statement, index, base, Int32(bytes.count), transient)
+                } else {
+                    _ = sqlite3_bind_zeroblob(statement, index, 0)
+                }
+            }
+        }
+    }
+
+    static func column(_ index: Int32, of statement: OpaquePointer) -> StorageValue {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(statement, index))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(statement, index))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard let text = sqlite3_column_text(statement, index) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard let blob = sqlite3_column_blob(statement, index) else { return .blob(Data()) }
+            return .blob(Data(bytes: blob, count: count))
+        default:
+            return .null
+        }
+    }
+
+    /// Prepares (or reuses) the statement for `sql`, binds `arguments`, runs `body`, and resets it.
+    static func with<Result>(
+        _ db: Database, _ sql: String, _ arguments: [StorageValue], _ body: (OpaquePointer) throws -> Result
+    ) throws -> Result {
+        let statement = try db.cachedStatement(sql: sql).sqliteStatement
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+        for (offset, argument) in arguments.enumerated() {
+            bind(argument, at: Int32(offset + 1), in: statement)
+        }
+        defer { sqlite3_reset(statement) }
+        return try body(statement)
+    }
+
+    /// Steps the statement: `true` when a row is available, `false` when done.
+    static func step(_ statement: OpaquePointer, _ db: Database) throws -> Bool {
+        switch sqlite3_step(statement) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw error(db, sql: sqlite3_sql(statement).map { String(cString: $0) })
+        }
+    }
+
+    /// The error SQLite reports on the connection, as a ``StowageError``.
+    static func error(_ db: Database, sql: String?) -> StowageError {
+        let connection = db.sqliteConnection
+        let extended = sqlite3_extended_errcode(connection)
+        let message = sqlite3_errmsg(connection).map { String(cString: $0) } ?? "unknown SQLite error"
+        let code: StowageError.Code = (extended & 0xff) == SQLITE_CONSTRAINT ? .constraintViolation : .saveFailed
+        return StowageError(code, message, sql: sql, sqliteCode: extended)
+    }
+}
+
+/// The current row of a raw statement: primary key in column 0, attributes from column 1.
+struct SQLiteRow: StoreRow {
+    let statement: OpaquePointer
+    var primaryKey: Int64 { sqlite3_column_int64(statement, 0) }
+    func value(at index: Int) -> StorageValue { SQLiteStatement.column(Int32(index + 1), of: statement) }
+}

@@ -1,0 +1,282 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// The SQLite store: one table per entity, WAL mode, durable commits. Connections, the WAL reader pool
+/// and statement caching come from GRDB; binding and decoding use SQLite's C API directly.
+final class SQLiteStore: ModelStore, @unchecked Sendable {
+    // @unchecked Sendable: `writer` is a Sendable GRDB DatabaseWriter, `schema` is immutable, and the
+    // only mutable state, `sqlCache`, is behind its lock.
+
+    let identifier: String
+    let schema: Schema
+    /// The store file, or `nil` for an in-memory store.
+    let path: String?
+    let writer: any DatabaseWriter
+    private let sqlCache = Locked<[ObjectIdentifier: String]>([:])
+
+    /// Opens (creating if needed) the store for `schema`.
+    ///
+    /// - Throws: ``StowageError`` `.storeOpenFailed` when the file cannot be created or opened,
+    ///   `.notADatabase` when the file is not SQLite, `.schemaMismatch` when its tables differ from the
+    ///   models. In each case the file is left as it was.
+    init(schema: Schema, url: URL?, allowsSave: Bool) throws {
+        self.schema = schema
+        let configuration = Self.configuration(tracing: SQLDebug.isTracing)
+        if let url {
+            let path = url.path
+            self.path = path
+            try Self.prepareFile(at: path)
+            do {
+                writer = try DatabasePool(path: path, configuration: configuration)
+            } catch {
+                throw Self.openError(error, path: path)
+            }
+        } else {
+            self.path = nil
+            writer = try DatabaseQueue(configuration: configuration)
+        }
+        do {
+            identifier = try SQLiteSchema.prepare(schema, in: writer, path: path)
+        } catch let error as StowageError {
+            throw error
+        } catch {
+            throw Self.openError(error, path: path ?? ":memory:")
+        }
+        SQLDebug.storeOpened(path ?? "in memory (\(identifier))")
+    }
+
+    private static func configuration(tracing: Bool) -> Configuration {
+        var configuration = Configuration()
+        configuration.label = "Stowage"
+        configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in
+            // WAL with synchronous=FULL: a transaction is durable when the commit returns (GRDB's
+            // default, NORMAL, can lose the last commits on power loss).
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            SQLiteFunctions.register(in: db)
+            if tracing {
+                let label = db.configuration.label ?? "Stowage"
+                db.trace(options: .profile) { event in
+                    guard case let .profile(statement, duration) = event else { return }
+                    SQLDebug.record(SQLStatementEvent(
+                        sql: statement.sql, expandedSQL: statement.expandedSQL, duration: duration,
+                        storeIdentifier: label))
+                }
+            }
+        }
+        return configuration
+    }
+
+    /// Creates the file with owner-only permissions (SQLite gives the `-wal` and `-shm` files the same
+    /// permissions), or checks that an existing file is an SQLite database before SQLite touches it.
+    private static func prepareFile(at path: String) throws {
+        let fileManager = FileManager.default
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty && !fileManager.fileExists(atPath: directory) {
+            do {
+                try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw StowageError(
+                    .storeOpenFailed,
+                    "Cannot create the directory \(directory) for the store: \(error.localizedDescription). Choose a writable location with ModelConfiguration(url:).",
+                    underlying: error)
+            }
+        }
+        if fileManager.fileExists(atPath: path) {
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw StowageError(
+                    .storeOpenFailed,
+                    "Cannot read the store file \(path): check its permissions.")
+            }
+            defer { try? handle.close() }
+            let header = (try? handle.read(upToCount: 16)) ?? Data()
+            if !header.isEmpty && header != Data("SQLite format 3\0".utf8) {
+                throw StowageError(
+                    .notADatabase,
+                    "The file \(path) exists but is not an SQLite database. Move it away or choose another URL; Stowage did not modify it.")
+            }
+            return
+        }
+        guard fileManager.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw StowageError(
+                .storeOpenFailed,
+                "Cannot create the store file \(path): the directory \(directory) is not writable. Choose a writable location with ModelConfiguration(url:).")
+        }
+    }
+
+    private static func openError(_ error: any Error, path: String) -> StowageError {
+        if let error = error as? StowageError { return error }
+        if let error = error as? DatabaseError {
+            let code: StowageError.Code = error.resultCode == .SQLITE_NOTADB ? .notADatabase : .storeOpenFailed
+            return StowageError(
+                code, "Cannot open the store at \(path): \(error.message ?? "\(error)")",
+                sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
+        }
+        return StowageError(.storeOpenFailed, "Cannot open the store at \(path): \(error)", underlying: error)
+    }
+
+    // MARK: - Reading
+
+    func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws {
+        let fragment = SQLiteSQL.select(query)
+        try read(fragment) { statement, db in
+            let row = SQLiteRow(statement: statement)
+            while try SQLiteStatement.step(statement, db) { try body(row) }
+        }
+    }
+
+    func count(_ query: StoreQuery) throws -> Int {
+        try read(SQLiteSQL.count(query)) { statement, db in
+            try SQLiteStatement.step(statement, db) ? Int(sqlite3_column_int64(statement, 0)) : 0
+        }
+    }
+
+    func primaryKeys(_ query: StoreQuery) throws -> [Int64] {
+        try read(SQLiteSQL.selectPrimaryKeys(query)) { statement, db in
+            var keys: [Int64] = []
+            while try SQLiteStatement.step(statement, db) { keys.append(sqlite3_column_int64(statement, 0)) }
+            return keys
+        }
+    }
+
+    func externalValue(_ attribute: Schema.Attribute, of entity: Schema.Entity, primaryKey: Int64) throws -> StorageValue {
+        var fragment = SQLFragment("SELECT \(SQLiteSQL.quote("value")) FROM ")
+        fragment.append(identifier: SQLiteSchema.externalTableName(entity, attribute))
+        fragment.append(" WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ")
+        fragment.bind(.integer(primaryKey))
+        return try read(fragment) { statement, db in
+            try SQLiteStatement.step(statement, db) ? SQLiteStatement.column(0, of: statement) : .null
+        }
+    }
+
+    private func read<Result>(_ fragment: SQLFragment, _ body: (OpaquePointer, Database) throws -> Result) throws -> Result {
+        do {
+            return try writer.read { db in
+                try SQLiteStatement.with(db, fragment.sql, fragment.arguments) { try body($0, db) }
+            }
+        } catch let error as StowageError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StowageError(
+                .fetchFailed, error.message ?? "\(error)", sql: fragment.sql,
+                sqliteCode: error.extendedResultCode.rawValue, underlying: error)
+        }
+    }
+
+    // MARK: - Writing
+
+    func apply(_ changes: ChangeSet) throws -> SaveResult {
+        do {
+            return try writer.write { db in
+                for delete in changes.deletes {
+                    try execute(db, deleteSQL(delete.entity), [.integer(delete.primaryKey)])
+                }
+                for update in changes.updates {
+                    try applyUpdate(update, db)
+                }
+                var keys: [Int64] = []
+                keys.reserveCapacity(changes.inserts.count)
+                for insert in changes.inserts {
+                    keys.append(try applyInsert(insert, db))
+                }
+                return SaveResult(insertedKeys: keys)
+            }
+        } catch var error as StowageError {
+            if error.code == .saveFailed || error.code == .constraintViolation {
+                error = StowageError(
+                    error.code, "The save failed and nothing was written: \(error.message)",
+                    entityName: error.entityName, sql: error.sql, sqliteCode: error.sqliteCode, underlying: error.underlying)
+            }
+            throw error
+        } catch let error as DatabaseError {
+            throw StowageError(
+                .saveFailed, "The save failed and nothing was written: \(error.message ?? "\(error)")",
+                sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
+        }
+    }
+
+    private func applyInsert(_ insert: ChangeSet.Insert, _ db: Database) throws -> Int64 {
+        let entity = insert.entity
+        let sql = insertSQL(entity)
+        let statement = try db.cachedStatement(sql: sql).sqliteStatement
+        sqlite3_reset(statement)
+        defer { sqlite3_reset(statement) }
+        do {
+            for (offset, attribute) in entity.columnAttributes.enumerated() {
+                SQLiteStatement.bind(try attribute.accessor.read(insert.model), at: Int32(offset + 1), in: statement)
+            }
+        } catch var error as StowageError {
+            error.entityName = entity.name
+            throw error
+        }
+        let key: Int64
+        if try SQLiteStatement.step(statement, db) {
+            key = sqlite3_column_int64(statement, 0)
+        } else {
+            key = sqlite3_last_insert_rowid(db.sqliteConnection)
+        }
+        for attribute in entity.externalAttributes {
+            try writeExternal(attribute, of: entity, primaryKey: key, value: attribute.accessor.read(insert.model), db)
+        }
+        return key
+    }
+
+    private func applyUpdate(_ update: ChangeSet.Update, _ db: Database) throws {
+        let columns = update.attributes.filter { !$0.isExternalStorage }
+        if !columns.isEmpty {
+            var sql = "UPDATE \(SQLiteSQL.quote(update.entity.name)) SET "
+            sql += columns.map { "\(SQLiteSQL.quote($0.name)) = ?" }.joined(separator: ", ")
+            sql += " WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
+            var values = try columns.map { try $0.accessor.read(update.model) }
+            values.append(.integer(update.primaryKey))
+            try execute(db, sql, values)
+        }
+        for attribute in update.attributes where attribute.isExternalStorage {
+            try writeExternal(attribute, of: update.entity, primaryKey: update.primaryKey,
+                              value: attribute.accessor.read(update.model), db)
+        }
+    }
+
+    private func writeExternal(_ attribute: Schema.Attribute, of entity: Schema.Entity, primaryKey: Int64,
+                               value: StorageValue, _ db: Database) throws {
+        let table = SQLiteSQL.quote(SQLiteSchema.externalTableName(entity, attribute))
+        let pk = SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)
+        try execute(
+            db,
+            "INSERT INTO \(table) (\(pk), \"value\") VALUES (?, ?) ON CONFLICT(\(pk)) DO UPDATE SET \"value\" = excluded.\"value\"",
+            [.integer(primaryKey), value])
+    }
+
+    private func execute(_ db: Database, _ sql: String, _ arguments: [StorageValue]) throws {
+        try SQLiteStatement.with(db, sql, arguments) { statement in
+            while try SQLiteStatement.step(statement, db) {}
+        }
+    }
+
+    private func deleteSQL(_ entity: Schema.Entity) -> String {
+        "DELETE FROM \(SQLiteSQL.quote(entity.name)) WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
+    }
+
+    /// `INSERT INTO … VALUES (…)`, with one `ON CONFLICT … DO UPDATE` clause per uniqueness constraint
+    /// (SwiftData's upsert) and `RETURNING "_pk"` so an upsert reports the row it updated.
+    private func insertSQL(_ entity: Schema.Entity) -> String {
+        let key = ObjectIdentifier(entity)
+        if let cached = sqlCache.withLock({ $0[key] }) { return cached }
+        let columns = entity.columnAttributes.map { SQLiteSQL.quote($0.name) }
+        var sql = "INSERT INTO \(SQLiteSQL.quote(entity.name)) "
+        sql += columns.isEmpty ? "DEFAULT VALUES" : "(\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        let constraints = entity.uniquenessConstraints.filter { names in
+            names.allSatisfy { name in entity.columnAttributes.contains { $0.name == name } }
+        }
+        if !constraints.isEmpty {
+            let assignments = columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            for constraint in constraints {
+                sql += " ON CONFLICT(\(constraint.map(SQLiteSQL.quote).joined(separator: ", "))) DO UPDATE SET \(assignments)"
+            }
+        }
+        sql += " RETURNING \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn))"
+        sqlCache.withLock { $0[key] = sql }
+        return sql
+    }
+}
