@@ -185,7 +185,7 @@ extension PersistedPropertyMacro: PeerMacro {
         guard let variable = declaration.as(VariableDeclSyntax.self), let property = StoredProperty(variable),
               property.problem() == nil, let type = property.type
         else { return [] }
-        let initializer = property.initializer.map { " = \($0.trimmedDescription)" } ?? ""
+        let initializer = " = " + (property.initializer?.trimmedDescription ?? "nil")
         return ["@Stowage.Transient private var _\(raw: property.name): Optional<\(type)>\(raw: initializer)"]
     }
 }

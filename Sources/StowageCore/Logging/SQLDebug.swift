@@ -40,6 +40,30 @@ public enum SQLDebug {
         return SQLObservation(id: id)
     }
 
+    /// Calls `observer` for every statement `container`'s store runs. Start observing before you create
+    /// the container (tracing is installed when a store opens), then pass the container:
+    ///
+    /// ```swift
+    /// let statements = SQLDebug.StatementLog()
+    /// let observation = SQLDebug.observe { statements.append($0) }
+    /// let container = try ModelContainer(for: Budget.self, configurations: .init(isStoredInMemoryOnly: true))
+    /// _ = try ModelContext(container).fetch(FetchDescriptor<Budget>())
+    /// print(statements.events(of: container).map(\.sql))
+    /// ```
+    public final class StatementLog: Sendable {
+        private let events = Locked<[SQLStatementEvent]>([])
+        public init() {}
+        /// Records an event.
+        public func append(_ event: SQLStatementEvent) { events.withLock { $0.append(event) } }
+        /// The events recorded for `container`'s store, in order.
+        public func events(of container: ModelContainer) -> [SQLStatementEvent] {
+            let identifier = container.store.identifier
+            return events.withLock { $0.filter { $0.storeIdentifier == identifier } }
+        }
+        /// Forgets every recorded event.
+        public func removeAll() { events.withLock { $0.removeAll() } }
+    }
+
     static func removeObserver(_ id: UUID) {
         _ = state.withLock { $0.observers.removeValue(forKey: id) }
     }

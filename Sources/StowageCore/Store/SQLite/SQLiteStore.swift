@@ -22,7 +22,8 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     ///   models. In each case the file is left as it was.
     init(schema: Schema, url: URL?, allowsSave: Bool) throws {
         self.schema = schema
-        let configuration = Self.configuration(tracing: SQLDebug.isTracing)
+        let traceLabel = Locked("")
+        let configuration = Self.configuration(tracing: SQLDebug.isTracing, label: traceLabel)
         if let url {
             let path = url.path
             self.path = path
@@ -43,10 +44,11 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         } catch {
             throw Self.openError(error, path: path ?? ":memory:")
         }
+        traceLabel.withLock { $0 = identifier }
         SQLDebug.storeOpened(path ?? "in memory (\(identifier))")
     }
 
-    private static func configuration(tracing: Bool) -> Configuration {
+    private static func configuration(tracing: Bool, label traceLabel: Locked<String>) -> Configuration {
         var configuration = Configuration()
         configuration.label = "Stowage"
         configuration.foreignKeysEnabled = true
@@ -56,12 +58,11 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             try db.execute(sql: "PRAGMA synchronous = FULL")
             SQLiteFunctions.register(in: db)
             if tracing {
-                let label = db.configuration.label ?? "Stowage"
                 db.trace(options: .profile) { event in
                     guard case let .profile(statement, duration) = event else { return }
                     SQLDebug.record(SQLStatementEvent(
                         sql: statement.sql, expandedSQL: statement.expandedSQL, duration: duration,
-                        storeIdentifier: label))
+                        storeIdentifier: traceLabel.withLock { $0 }))
                 }
             }
         }
