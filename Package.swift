@@ -40,6 +40,12 @@ let package = Package(
         .executableTarget(name: "spendsmart", dependencies: ["SpendSmartKit"], path: "Examples/SpendSmart/Sources/spendsmart"),
 
         .testTarget(name: "StowageTests", dependencies: ["Stowage"]),
+        .testTarget(name: "StowagePredicateTests", dependencies: ["Stowage"]),
+        .testTarget(
+            name: "StowageRelationshipTests",
+            dependencies: ["Stowage", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(name: "StowageModelTests", dependencies: ["Stowage"]),
         .testTarget(
             name: "StowageMacrosTests",
             dependencies: [

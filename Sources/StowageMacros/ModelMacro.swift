@@ -20,61 +20,100 @@ extension ModelMacro: MemberMacro {
         }
         let typeName = classDecl.name.trimmed.text
         var entries: [String] = []
-        for property in StoredProperty.persisted(in: classDecl.memberBlock.members) {
-            if let (problem, location) = property.problem() {
-                context.diagnose(diagnostic(problem, at: location, property: property))
+        var storages: [String] = []
+        for member in classDecl.memberBlock.members {
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+            switch ModelMember(variable) {
+            case .ignored:
                 continue
+            case .transient(let variable):
+                transientDiagnostics(variable).forEach(context.diagnose)
+            case .persisted(let property):
+                if let problem = property.problem() {
+                    context.diagnose(problem)
+                } else {
+                    entries.append(metadataEntry(for: property, in: typeName))
+                    storages.append("_\(property.name)")
+                }
             }
-            var arguments = [
-                "name: \(literal(property.name))",
-                "keyPath: \\\(typeName).\(property.name)",
-                "storage: \\\(typeName)._\(property.name)",
-            ]
-            let schemaAttribute = property.schemaAttribute
-            if let initializer = property.initializer, initializer.isStaticLiteral, schemaAttribute?.simpleName != "Relationship" {
-                arguments.append("defaultValue: \(initializer.trimmedDescription)")
-            }
-            if let schemaAttribute {
-                let kind = schemaAttribute.simpleName
-                let args = schemaAttribute.arguments?.as(LabeledExprListSyntax.self)?.trimmedDescription ?? ""
-                arguments.append("metadata: Stowage.Schema.\(kind)(\(args))")
-            }
-            entries.append("Stowage.Schema.PropertyMetadata(\(arguments.joined(separator: ", ")))")
         }
         let isFinal = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
-        let metadataList = entries.isEmpty ? "[]" : "[\n" + entries.map { "    " + $0 }.joined(separator: ",\n") + "\n]"
+        let metadataList = entries.isEmpty ? "[]" : "[\n" + entries.map { "        " + $0 }.joined(separator: ",\n") + "\n    ]"
         return [
-            "@Stowage.Transient private var _$backingData = Stowage.ModelBackingData()",
+            "private var _$backingData = Stowage.ModelBackingData()",
             """
             public var persistentBackingData: Stowage.ModelBackingData {
                 get { _$backingData }
                 set { _$backingData = newValue }
             }
             """,
-            """
-            public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                \(raw: metadataList)
-            }
-            """,
+            DeclSyntax(stringLiteral: """
+                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    \(metadataList)
+                }
+                """),
             """
             public \(raw: isFinal ? "" : "required ")init(backingData: Stowage.ModelBackingData) {
-                self._$backingData = backingData
+                self._$backingData = backingData\(raw: storages.map { "\n    self.\($0) = nil" }.joined())
             }
             """,
-            "@Stowage.Transient private let _$observationRegistrar = Observation.ObservationRegistrar()",
+            "private let _$observationRegistrar = Observation.ObservationRegistrar()",
             """
-            public nonisolated func _$access<_Member>(keyPath: KeyPath<\(raw: typeName), _Member>) {
+            public nonisolated func _$access<_Member>(keyPath: Swift.KeyPath<\(raw: typeName), _Member>) {
                 _$observationRegistrar.access(self, keyPath: keyPath)
             }
             """,
             """
             public nonisolated func _$withMutation<_Member, _Result>(
-                keyPath: KeyPath<\(raw: typeName), _Member>, _ body: () throws -> _Result
+                keyPath: Swift.KeyPath<\(raw: typeName), _Member>, _ body: () throws -> _Result
             ) rethrows -> _Result {
                 try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, body)
             }
             """,
         ]
+    }
+
+    /// The `Schema.PropertyMetadata(...)` expression describing one persisted property.
+    private static func metadataEntry(for property: StoredProperty, in typeName: String) -> String {
+        var arguments = [
+            "name: \(literal(property.name))",
+            "keyPath: \\\(typeName).\(property.name)",
+            "storage: \\\(typeName)._\(property.name)",
+        ]
+        let schemaAttribute = property.schemaAttribute
+        if let initializer = property.initializer, initializer.isStaticLiteral, schemaAttribute?.simpleName != "Relationship" {
+            arguments.append("defaultValue: \(initializer.trimmedDescription)")
+        }
+        if let schemaAttribute {
+            let kind = schemaAttribute.simpleName
+            let args = schemaAttribute.arguments?.as(LabeledExprListSyntax.self)?.trimmedDescription ?? ""
+            arguments.append("metadata: Stowage.Schema.\(kind)(\(args))")
+        }
+        return "Stowage.Schema.PropertyMetadata(\(arguments.joined(separator: ", ")))"
+    }
+
+    /// Problems of a `@Transient` property: it needs a default value (instances created from rows run
+    /// no user initializer), and it cannot be configured as stored at the same time.
+    private static func transientDiagnostics(_ variable: VariableDeclSyntax) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        let name = variable.bindings.map(\.pattern.trimmedDescription).joined(separator: ", ")
+        for other in ["Attribute", "Relationship"] {
+            if let attribute = variable.attribute(other) {
+                diagnostics.append(Diagnostic(
+                    node: Syntax(attribute), message: StowageDiagnostic.transientAndStored(name, other: other),
+                    fixIts: [FixIt.remove(attribute, message: "Remove '@\(other)'")]))
+            }
+        }
+        let isLazy = variable.modifiers.contains { $0.name.tokenKind == .keyword(.lazy) }
+        for binding in variable.bindings where binding.initializer == nil && !isLazy {
+            let isOptional = binding.typeAnnotation?.type.isOptional == true
+            if variable.bindingSpecifier.tokenKind == .keyword(.let) || !isOptional {
+                diagnostics.append(Diagnostic(
+                    node: Syntax(binding.pattern),
+                    message: StowageDiagnostic.transientWithoutDefault(binding.pattern.trimmedDescription)))
+            }
+        }
+        return diagnostics
     }
 
     private static func literal(_ text: String) -> String {
@@ -87,31 +126,33 @@ extension ModelMacro: MemberMacro {
     }
 
     private static func notAClassDiagnostic(for declaration: some DeclGroupSyntax, node: AttributeSyntax) -> Diagnostic {
-        let keyword: TokenSyntax? =
-            declaration.as(StructDeclSyntax.self)?.structKeyword ?? declaration.as(EnumDeclSyntax.self)?.enumKeyword
-            ?? declaration.as(ActorDeclSyntax.self)?.actorKeyword
-        guard let keyword else {
-            return Diagnostic(node: Syntax(node), message: StowageDiagnostic.modelNotAClass)
+        let keyword: TokenSyntax?
+        let name: TokenSyntax?
+        if let decl = declaration.as(StructDeclSyntax.self) {
+            (keyword, name) = (decl.structKeyword, decl.name)
+        } else if let decl = declaration.as(EnumDeclSyntax.self) {
+            (keyword, name) = (decl.enumKeyword, decl.name)
+        } else if let decl = declaration.as(ActorDeclSyntax.self) {
+            (keyword, name) = (decl.actorKeyword, decl.name)
+        } else if let decl = declaration.as(ProtocolDeclSyntax.self) {
+            (keyword, name) = (nil, decl.name)
+        } else {
+            (keyword, name) = (nil, nil)
         }
+        let kind: String
+        switch declaration.kind {
+        case .structDecl: kind = "a struct"
+        case .enumDecl: kind = "an enum"
+        case .actorDecl: kind = "an actor"
+        case .protocolDecl: kind = "a protocol"
+        case .extensionDecl: kind = "an extension"
+        default: kind = "this declaration"
+        }
+        let message = StowageDiagnostic.modelNotAClass(kind: kind, name: name?.text)
+        guard let keyword else { return Diagnostic(node: Syntax(node), message: message) }
         return Diagnostic(
-            node: Syntax(keyword), message: StowageDiagnostic.modelNotAClass,
-            fixIts: [FixIt(
-                message: StowageFixIt(message: "Replace '\(keyword.text)' with 'final class'"),
-                changes: [.replace(oldNode: Syntax(keyword), newNode: Syntax(TokenSyntax.identifier("final class").with(\.trailingTrivia, keyword.trailingTrivia)))])])
-    }
-
-    private static func diagnostic(_ problem: StowageDiagnostic, at location: Syntax, property: StoredProperty) -> Diagnostic {
-        switch problem {
-        case .letProperty:
-            let keyword = property.declaration.bindingSpecifier
-            return Diagnostic(
-                node: location, message: problem,
-                fixIts: [FixIt(
-                    message: StowageFixIt(message: "Replace 'let' with 'var'"),
-                    changes: [.replace(oldNode: Syntax(keyword), newNode: Syntax(keyword.with(\.tokenKind, .keyword(.var))))])])
-        default:
-            return Diagnostic(node: location, message: problem)
-        }
+            node: Syntax(keyword), message: message,
+            fixIts: [.replace(keyword, with: "final class", message: "Replace '\(keyword.text)' with 'final class'")])
     }
 }
 
@@ -121,7 +162,8 @@ extension ModelMacro: MemberAttributeMacro {
         providingAttributesFor member: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [AttributeSyntax] {
         guard declaration.is(ClassDeclSyntax.self), let variable = member.as(VariableDeclSyntax.self),
-              let property = StoredProperty(variable), property.problem() == nil
+              !variable.hasAttribute("_PersistedProperty"),
+              let property = StoredProperty(persisted: variable), property.problem() == nil
         else { return [] }
         return ["@Stowage._PersistedProperty"]
     }
@@ -146,7 +188,7 @@ extension PersistedPropertyMacro: AccessorMacro {
     public static func expansion(
         of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [AccessorDeclSyntax] {
-        guard let variable = declaration.as(VariableDeclSyntax.self), let property = StoredProperty(variable),
+        guard let variable = declaration.as(VariableDeclSyntax.self), let property = StoredProperty(persisted: variable),
               property.problem() == nil
         else { return [] }
         let name = property.name
@@ -182,10 +224,10 @@ extension PersistedPropertyMacro: PeerMacro {
     public static func expansion(
         of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        guard let variable = declaration.as(VariableDeclSyntax.self), let property = StoredProperty(variable),
+        guard let variable = declaration.as(VariableDeclSyntax.self), let property = StoredProperty(persisted: variable),
               property.problem() == nil, let type = property.type
         else { return [] }
         let initializer = " = " + (property.initializer?.trimmedDescription ?? "nil")
-        return ["@Stowage.Transient private var _\(raw: property.name): Optional<\(type)>\(raw: initializer)"]
+        return ["private var _\(raw: property.name): Swift.Optional<\(type)>\(raw: initializer)"]
     }
 }

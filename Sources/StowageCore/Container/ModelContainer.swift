@@ -41,6 +41,7 @@ public final class ModelContainer: Sendable {
                 .invalidSchema,
                 "Stowage stores a container's models in one store: pass one ModelConfiguration (got \(configurations.count)).")
         }
+        if let problem = givenSchema.problems.first { throw problem }
         let configuration = configurations.first ?? ModelConfiguration(schema: givenSchema)
         self.schema = givenSchema
         self.configurations = [configuration]

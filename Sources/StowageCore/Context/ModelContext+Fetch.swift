@@ -14,9 +14,13 @@ extension ModelContext {
         let plan = try FetchPlan(descriptor, context: self)
         var results: [T] = []
         try store.fetch(plan.query) { row in
-            results.append(try materialize(row, entity: plan.entity, attributes: plan.query.attributes, as: T.self))
+            results.append(try materialize(row, entity: plan.entity, query: plan.query, as: T.self))
         }
-        return try plan.finish(results, context: self)
+        let finished = try plan.finish(results, context: self)
+        if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(descriptor.relationshipKeyPathsForPrefetching, for: finished, entity: plan.entity)
+        }
+        return finished
     }
 
     /// Returns the number of models matching a descriptor, counted in SQL when the context has no
@@ -139,21 +143,32 @@ extension ModelContext {
         var byKey: [Int64: T] = [:]
         byKey.reserveCapacity(primaryKeys.count)
         try store.fetch(query) { row in
-            byKey[row.primaryKey] = try materialize(row, entity: entity, attributes: attributes, as: T.self)
+            byKey[row.primaryKey] = try materialize(row, entity: entity, query: query, as: T.self)
         }
         return primaryKeys.compactMap { byKey[$0] }
     }
 
     /// The object for a row: the registered one (refreshed from the row unless it has unsaved changes),
     /// or a new one registered in the identity map.
-    func materialize<T: PersistentModel>(_ row: any StoreRow, entity: Schema.Entity, attributes: [Schema.Attribute], as type: T.Type) throws -> T {
+    func materialize<T: PersistentModel>(_ row: any StoreRow, entity: Schema.Entity, query: StoreQuery, as type: T.Type) throws -> T {
         let pk = row.primaryKey
         let key = RowKey(entity: entity, primaryKey: pk)
+        let attributes = query.attributes
         if let entry = registered[key], let model = entry.model as? T {
             let data = model.persistentBackingData
             if data.state == .persisted && data.changedProperties.isEmpty {
                 for (index, attribute) in attributes.enumerated() {
                     try attribute.accessor.refresh(row.value(at: index), into: model)
+                }
+                for (offset, relationship) in query.foreignKeys.enumerated() {
+                    let stored = row.value(at: attributes.count + offset)
+                    let foreignKey: Int64? = if case .integer(let value) = stored { value } else { nil }
+                    if data.foreignKeys[relationship.index] != foreignKey {
+                        data.foreignKeys[relationship.index] = foreignKey
+                        if let accessor = relationship.accessor, accessor.isLoaded(model) {
+                            accessor.setRelated(try foreignKey.map { try objects(of: relationship.destinationEntity!, primaryKeys: [$0]) } ?? [], in: model)
+                        }
+                    }
                 }
             }
             return model
@@ -174,6 +189,9 @@ extension ModelContext {
                 throw error
             }
         }
+        for (offset, relationship) in query.foreignKeys.enumerated() {
+            if case .integer(let value) = row.value(at: attributes.count + offset) { data.foreignKeys[relationship.index] = value }
+        }
         registered[key] = RegisteredModel(model: model)
         return model
     }
@@ -183,12 +201,17 @@ extension ModelContext {
         of model: Model, backingData data: ModelBackingData, storage: ReferenceWritableKeyPath<Model, Value?>
     ) throws {
         guard let entity = data.entity, let index = entity.propertyIndex(for: storage), case .row(let pk)? = data.key else { return }
+        if let relationship = entity.properties[index] as? Schema.Relationship {
+            try loadRelationship(relationship, of: model, backingData: data)
+            return
+        }
         guard let attribute = entity.properties[index] as? Schema.Attribute else { return }
         if attribute.isExternalStorage {
             try attribute.accessor.load(store.externalValue(attribute, of: entity, primaryKey: pk), into: model)
             return
         }
         var query = StoreQuery(entity: entity, attributes: entity.columnAttributes.filter { !$0.accessor.isLoaded(model) })
+        query.foreignKeys = []
         query.primaryKeys = [pk]
         try store.fetch(query) { row in
             for (offset, attribute) in query.attributes.enumerated() {

@@ -19,6 +19,8 @@ extension ModelContext {
                 .readOnlyStore,
                 "This container's configuration was created with allowsSave: false, so its contexts cannot save. Nothing was written.")
         }
+        try applyDeleteRules()
+        try validateRelationshipCounts()
 
         var changes = ChangeSet()
         let insertedModels = inserted.models
@@ -41,6 +43,7 @@ extension ModelContext {
             guard let entity = data.entity, case .row(let pk)? = data.key else { continue }
             changes.deletes.append(.init(entity: entity, primaryKey: pk))
         }
+        changes.relationshipWrites = relationshipWrites()
 
         let result = try store.apply(changes)
 
@@ -65,12 +68,17 @@ extension ModelContext {
         for update in changes.updates {
             saved.updated[update.entity.name, default: []].insert(update.primaryKey)
         }
+        for write in changes.relationshipWrites {
+            let data = (write.model as! any PersistentModel).persistentBackingData
+            if let entity = data.entity, case .row(let pk)? = data.key { saved.updated[entity.name, default: []].insert(pk) }
+        }
         for model in changed.models {
             let data = model.persistentBackingData
             data.changedProperties.removeAll()
             data.snapshot = [:]
         }
-        for model in deleted.models {
+        let deletedModels = deleted.models
+        for model in deletedModels {
             let data = model.persistentBackingData
             data.state = .removed
             data.changedProperties.removeAll()
@@ -80,9 +88,19 @@ extension ModelContext {
                 saved.deleted[entity.name, default: []].insert(pk)
             }
         }
+        for model in insertedModels + changed.models {
+            let data = model.persistentBackingData
+            guard let entity = data.entity else { continue }
+            for relationship in entity.foreignKeyRelationships {
+                guard let accessor = relationship.accessor, accessor.isLoaded(model) else { continue }
+                let target = accessor.related(model).first.map { ($0 as! any PersistentModel).persistentBackingData.key }
+                if case .row(let key)?? = target { data.foreignKeys[relationship.index] = key } else { data.foreignKeys[relationship.index] = nil }
+            }
+        }
         inserted.removeAll()
         changed.removeAll()
         deleted.removeAll()
+        detachDeleted(deletedModels)
 
         for (entity, keys) in staleUpserts {
             func refresh<M: PersistentModel>(_ type: M.Type) throws {

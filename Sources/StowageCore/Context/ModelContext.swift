@@ -123,6 +123,14 @@ public final class ModelContext {
             data.state = .inserted
             inserted.insert(model)
             noteChange()
+            // Inserting a model inserts every model reachable from it.
+            for relationship in entity.relationshipList {
+                guard let accessor = relationship.accessor, accessor.isLoaded(model) else { continue }
+                for related in accessor.related(model) {
+                    let related = related as! any PersistentModel
+                    if related.persistentBackingData.state == .detached { insert(related) }
+                }
+            }
         case .deleted:
             // Inserting a model deleted in this context undoes the deletion.
             data.state = .persisted
@@ -176,6 +184,15 @@ public final class ModelContext {
         _ model: Model, _ data: ModelBackingData, storage: ReferenceWritableKeyPath<Model, Value?>
     ) {
         guard let entity = data.entity, let index = entity.propertyIndex(for: storage) else { return }
+        propertyWillChange(model, data, entity: entity, index: index)
+    }
+
+    func relationshipWillChange(_ model: any PersistentModel, _ data: ModelBackingData, relationship: Schema.Relationship) {
+        guard let entity = data.entity else { return }
+        propertyWillChange(model, data, entity: entity, index: relationship.index)
+    }
+
+    private func propertyWillChange(_ model: any PersistentModel, _ data: ModelBackingData, entity: Schema.Entity, index: Int) {
         if !data.changedProperties.contains(index) {
             data.snapshot[index] = snapshot(of: entity.properties[index], in: model)
             data.changedProperties.insert(index)

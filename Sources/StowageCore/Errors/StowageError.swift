@@ -37,6 +37,10 @@ public struct StowageError: Error, CustomStringConvertible, @unchecked Sendable 
         public static let constraintViolation = Code("constraintViolation")
         /// The store failed while saving; nothing was written.
         public static let saveFailed = Code("saveFailed")
+        /// A save would delete a model whose `.deny` relationship still refers to models; nothing was written.
+        public static let deleteDenied = Code("deleteDenied")
+        /// A to-many relationship has fewer or more models than its minimum or maximum count.
+        public static let relationshipCount = Code("relationshipCount")
         /// The store failed while fetching.
         public static let fetchFailed = Code("fetchFailed")
         /// A stored value cannot be read as the attribute's type.

@@ -28,6 +28,9 @@ public final class ModelBackingData {
     var changedProperties = PropertySet()
     /// Values of changed properties as they were before the first change, for rollback.
     var snapshot: [Int: Any] = [:]
+    /// The stored foreign keys of to-one relationships (by property index), read with the row and
+    /// resolved into objects on first access.
+    var foreignKeys: [Int: Int64] = [:]
 
     /// Creates the state of a model not inserted anywhere.
     public init() {}
@@ -36,6 +39,16 @@ public final class ModelBackingData {
         if state == .persisted, let context, let entity, case .row(let pk)? = key {
             context.forgetRegistration(entity: entity, primaryKey: pk, backingData: self)
         }
+    }
+
+    /// `nil` for an optional type, `[]` for an array of models.
+    static func emptyValue<Value>(of type: Value.Type) -> Value? {
+        if let optional = type as? any OptionalProtocol.Type {
+            func none<O: OptionalProtocol>(_: O.Type) -> Any { O(wrapping: nil) }
+            return none(optional) as? Value
+        }
+        if let array = type as? any EmptyInitializable.Type { return array.init() as? Value }
+        return nil
     }
 
     var hasChanges: Bool {
@@ -74,6 +87,14 @@ public final class ModelBackingData {
     public func load<Model: PersistentModel, Value>(
         _ model: Model, _ storage: ReferenceWritableKeyPath<Model, Value?>
     ) -> Value {
+        guard case .row? = key, state != .detached else {
+            // No row: an optional declared without an initial value starts as nil, a relationship empty.
+            if let empty = Self.emptyValue(of: Value.self) {
+                model[keyPath: storage] = empty
+                return empty
+            }
+            preconditionFailure("\(Model.self): a property has no value; initialize every stored property in init.")
+        }
         guard let context else {
             preconditionFailure("\(Model.self): a property was read after its context was released; keep the ModelContext alive while you use its models.")
         }
@@ -121,3 +142,7 @@ struct PropertySet: Equatable, Sequence {
         return indices.makeIterator()
     }
 }
+
+/// Collections that start empty (to-many relationships).
+protocol EmptyInitializable { init() }
+extension Array: EmptyInitializable {}

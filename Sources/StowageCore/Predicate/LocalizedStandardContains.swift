@@ -37,9 +37,9 @@ extension PredicateExpressions.StringLocalizedStandardContains: Codable where Ro
 
 extension PredicateExpressions.StringLocalizedStandardContains: SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
-        let text = try state.sql(try state.translate(root), like: nil)
-        let pattern = try state.sql(try state.translate(other), like: nil)
-        return .expression(.textSearch(.contains, text: text, pattern: pattern, caseInsensitive: true), attribute: nil)
+        try state.stringFunction(
+            .localizedStandardContains, root, other,
+            areStrings: Root.Output.self == String.self && Other.Output.self == String.self, resultType: Bool.self, node: self)
     }
 }
 #endif

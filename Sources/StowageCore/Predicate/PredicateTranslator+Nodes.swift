@@ -1,22 +1,104 @@
 import Foundation
 
-// One SQL translation per `PredicateExpressions` node.
+// One SQL translation per `PredicateExpressions` node: values, key paths, comparisons, logic and
+// conditionals. Arithmetic, optionals and collections are in the other `PredicateTranslator+` files.
 
 extension PredicateExpressions.Variable: SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
-        throw UntranslatableNode(node: "Variable", reason: "a model itself is not a value SQL can compare")
+        guard let value = state.value(of: key) else {
+            throw UntranslatableNode(node: "Variable", reason: "the variable is not bound")
+        }
+        return value
     }
 }
 
 extension PredicateExpressions.KeyPath: SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
-        if root is PredicateExpressions.Variable<Root.Output>, let attribute = state.entity.attribute(for: keyPath) {
-            guard !attribute.isExternalStorage else {
-                throw UntranslatableNode(node: "KeyPath \(keyPath)", reason: "the attribute is kept in external storage")
+        switch try state.translate(root) {
+        case .constant:
+            return try state.fold(self)
+        case .model(let entity):
+            if let attribute = entity.attribute(for: keyPath) {
+                guard !attribute.isExternalStorage else {
+                    throw UntranslatableNode(node: "KeyPath \(keyPath)", reason: "the attribute is kept in external storage")
+                }
+                guard !attribute.options.contains(.ephemeral) else {
+                    throw UntranslatableNode(node: "KeyPath \(keyPath)", reason: "the attribute is ephemeral (not stored)")
+                }
+                return .expression(SQLOperand(.attribute(attribute), attribute: attribute, valueType: Output.self, isNullable: attribute.isOptional))
             }
-            return .expression(.attribute(attribute), attribute: attribute)
+            if let index = entity.propertyIndex(for: keyPath), entity.properties[index] is Schema.Relationship {
+                // A to-one relationship key path becomes a join once relationships are stored: the
+                // operand will then be the destination entity (`.model`) reached through that join.
+                throw UntranslatableNode(node: "KeyPath \(keyPath)", reason: "relationship key paths are not translated to SQL yet")
+            }
+            throw UntranslatableNode(node: "KeyPath \(keyPath)", reason: "not a stored attribute of \(entity.name)")
+        case .expression(let operand):
+            return try member(of: operand)
         }
-        throw UntranslatableNode(node: "KeyPath \(keyPath)", reason: "not a stored attribute of \(state.entity.name)")
+    }
+
+    /// A property of a value SQL computes: the raw value of an enum, a string's `count` or `isEmpty`…
+    private func member(of operand: SQLOperand) throws -> TranslatedOperand {
+        let node = "KeyPath \(keyPath)"
+        let path = keyPath as AnyKeyPath
+        let nullable = operand.isNullable
+        let isNative = operand.attribute?.accessor.codecKind == .native
+        if let raw = operand.valueType as? any RawRepresentable.Type, operand.attribute?.accessor.codecKind == .rawValue,
+           isRawValue(path, of: raw) {
+            // Enums are stored as their raw value: `.rawValue` is the column itself.
+            return .expression(SQLOperand(operand.sql, valueType: Output.self, isNullable: nullable))
+        }
+        if path == \String.count as AnyKeyPath {
+            return .expression(SQLOperand(.string(.count, [operand.sql]), valueType: Int.self, isNullable: nullable))
+        }
+        if path == \String.isEmpty as AnyKeyPath {
+            return .expression(.condition(.comparison(.equal, operand.sql, .value(.text("")), collation: nil), isNullable: nullable))
+        }
+        if isNative, path == \UUID.uuidString as AnyKeyPath {
+            return .expression(SQLOperand(operand.sql, valueType: String.self, isNullable: nullable))
+        }
+        if isNative, path == \Date.timeIntervalSinceReferenceDate as AnyKeyPath {
+            return .expression(SQLOperand(operand.sql, valueType: Double.self, isNullable: nullable))
+        }
+        if isNative, path == \Date.timeIntervalSince1970 as AnyKeyPath {
+            let seconds = QueryExpression.arithmetic(.add, operand.sql, .value(.real(Date.timeIntervalBetween1970AndReferenceDate)))
+            return .expression(SQLOperand(seconds, valueType: Double.self, isNullable: nullable))
+        }
+        throw UntranslatableNode(node: node, reason: "SQL has no equivalent of this property of \(operand.valueType)")
+    }
+}
+
+/// Whether `keyPath` reads the raw value of `R`'s values. The key path `#Predicate` builds for
+/// `.rawValue` names the enum's own property, which differs from the protocol's `\R.rawValue`, so the
+/// key path is checked on the enum's values: every case when `R` is `CaseIterable`, else the values
+/// made from small integer raw values. When no value can be checked, the key path is not trusted.
+private func isRawValue<R: RawRepresentable>(_ keyPath: AnyKeyPath, of type: R.Type) -> Bool {
+    if keyPath == \R.rawValue as AnyKeyPath { return true }
+    var samples: [R] = []
+    if let iterable = R.self as? any CaseIterable.Type {
+        samples = allCases(of: iterable).compactMap { $0 as? R }
+    } else if let integer = R.RawValue.self as? any BinaryInteger.Type {
+        samples = (0..<256).compactMap { makeInteger(integer, $0).flatMap { R(rawValue: $0) } }
+    }
+    return !samples.isEmpty && samples.allSatisfy { sample in
+        guard let value = sample[keyPath: keyPath] as? R.RawValue else { return false }
+        return StorageValueProbe.same(value, sample.rawValue)
+    }
+}
+
+private func allCases<C: CaseIterable>(of type: C.Type) -> [Any] { C.allCases.map { $0 as Any } }
+
+private func makeInteger<I: BinaryInteger, Raw>(_ type: I.Type, _ value: Int) -> Raw? { I(exactly: value) as? Raw }
+
+/// Compares two raw values through their stored form (raw values are storable, not always Equatable
+/// at run time without their static type).
+private enum StorageValueProbe {
+    static func same(_ lhs: Any, _ rhs: Any) -> Bool {
+        guard let codec = AttributeCodecs.anyCodec(for: type(of: rhs)), let a = try? codec.encode(lhs), let b = try? codec.encode(rhs) else {
+            return false
+        }
+        return a == b
     }
 }
 
@@ -24,84 +106,146 @@ extension PredicateExpressions.Value: SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand { .constant(value) }
 }
 
-/// Builds a comparison, binding a constant in the stored form of the attribute on the other side.
-private func compare(_ op: QueryExpression.ComparisonOperator, _ lhs: Any, _ rhs: Any, _ state: inout TranslationState) throws -> TranslatedOperand {
-    let left = try state.translate(lhs)
-    let right = try state.translate(rhs)
-    var attribute: Schema.Attribute?
-    if case .expression(_, let a) = left { attribute = a }
-    if attribute == nil, case .expression(_, let a) = right { attribute = a }
-    let l = try state.sql(left, like: attribute)
-    let r = try state.sql(right, like: attribute)
-    if attribute?.storageType == .text, attribute?.valueType is Decimal.Type || attribute?.valueType is Decimal?.Type {
-        throw UntranslatableNode(node: "Comparison", reason: "decimal attributes compare in Swift")
+extension PredicateExpressions.NilLiteral: SQLTranslatable {
+    func translate(_ state: inout TranslationState) throws -> TranslatedOperand { .constant(Output.none as Any) }
+}
+
+/// The kinds of comparison a predicate makes.
+enum ComparisonKind {
+    case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
+}
+
+extension TranslationState {
+    /// `lhs op rhs` with Swift's semantics: optionals compare with `IS` (`nil == nil`), strings with
+    /// Swift's canonical equivalence, constants in the stored form of the other side.
+    mutating func compare<E: PredicateExpression>(
+        _ kind: ComparisonKind, _ lhs: Any, _ rhs: Any, valueType: Any.Type, node: E
+    ) throws -> TranslatedOperand {
+        let left = try translate(lhs)
+        let right = try translate(rhs)
+        if case .constant = left, case .constant = right { return try fold(node) }
+        let name = Self.name(of: node)
+        let isEquality = kind == .equal || kind == .notEqual
+        if let problem = isEquality ? TypeTraits.equalityProblem(valueType) : TypeTraits.orderingProblem(valueType) {
+            throw UntranslatableNode(node: name, reason: problem)
+        }
+        // NaN is stored as NULL by SQLite; it equals nothing and orders with nothing.
+        for side in [left, right] {
+            if case .constant(let value) = side, TypeTraits.isNaN(value) {
+                return .constant(kind == .notEqual)
+            }
+        }
+        var leftSQL: SQLOperand
+        var rightSQL: SQLOperand
+        if case .expression(let l) = left {
+            leftSQL = l
+            rightSQL = try sql(right, like: l, node: node)
+        } else {
+            rightSQL = try sql(right, like: nil, node: node)
+            leftSQL = try sql(left, like: rightSQL, node: node)
+        }
+        if case .expression = right, case .expression = left, leftSQL.attribute == nil { leftSQL.attribute = rightSQL.attribute }
+        let collation: QueryCollation? = TypeTraits.isString(valueType) ? .binary : nil
+        let nullable = leftSQL.isNullable || rightSQL.isNullable
+        let (l, r) = (leftSQL.sql, rightSQL.sql)
+        switch kind {
+        case .equal, .notEqual:
+            let equal = kind == .equal
+            if r == .value(.null) { return .expression(.condition(equal ? .isNull(l) : .not(.isNull(l)))) }
+            if l == .value(.null) { return .expression(.condition(equal ? .isNull(r) : .not(.isNull(r)))) }
+            let op: QueryExpression.ComparisonOperator = nullable ? (equal ? .is : .isNot) : (equal ? .equal : .notEqual)
+            return .expression(.condition(.comparison(op, l, r, collation: collation)))
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            let op: QueryExpression.ComparisonOperator = switch kind {
+            case .less: .less
+            case .lessOrEqual: .lessOrEqual
+            case .greater: .greater
+            default: .greaterOrEqual
+            }
+            return .expression(.condition(.comparison(op, l, r, collation: collation), isNullable: nullable))
+        }
     }
-    // `== nil` / `!= nil` become IS NULL tests.
-    if case .value(.null) = r, op == .equal || op == .notEqual {
-        return .expression(op == .equal ? .isNull(l) : .not(.isNull(l)), attribute: nil)
-    }
-    if case .value(.null) = l, op == .equal || op == .notEqual {
-        return .expression(op == .equal ? .isNull(r) : .not(.isNull(r)), attribute: nil)
-    }
-    var comparison = QueryExpression.comparison(op, l, r, collation: nil)
-    // `!=` in Swift is true when one side is nil and the other is not; SQL's `<>` is NULL then.
-    if op == .notEqual, attribute?.isOptional == true {
-        comparison = .or([comparison, .and([.isNull(l), .not(.isNull(r))]), .and([.not(.isNull(l)), .isNull(r)])])
-    }
-    return .expression(comparison, attribute: nil)
 }
 
 extension PredicateExpressions.Equal: SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
-        try compare(.equal, lhs, rhs, &state)
+        try state.compare(.equal, lhs, rhs, valueType: LHS.Output.self, node: self)
     }
 }
 
 extension PredicateExpressions.NotEqual: SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
-        try compare(.notEqual, lhs, rhs, &state)
+        try state.compare(.notEqual, lhs, rhs, valueType: LHS.Output.self, node: self)
     }
 }
 
 extension PredicateExpressions.Comparison: SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
-        let op: QueryExpression.ComparisonOperator = switch self.op {
+        let kind: ComparisonKind = switch op {
         case .lessThan: .less
         case .lessThanOrEqual: .lessOrEqual
         case .greaterThan: .greater
         case .greaterThanOrEqual: .greaterOrEqual
         }
-        return try compare(op, lhs, rhs, &state)
+        return try state.compare(kind, lhs, rhs, valueType: LHS.Output.self, node: self)
     }
 }
 
 extension PredicateExpressions.Conjunction: SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
-        .expression(.and([try state.condition(lhs), try state.condition(rhs)]), attribute: nil)
+        let left = try state.translate(lhs)
+        // `false && x` is false without evaluating x, as in Swift.
+        if case .constant(let value) = left, let bool = value as? Bool, !bool { return .constant(false) }
+        let l = try state.condition(of: left, node: lhs)
+        let r = try state.condition(rhs)
+        return .expression(.condition(PredicateTranslator.orderedAnd(l, r)))
     }
 }
 
 extension PredicateExpressions.Disjunction: SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
-        .expression(.or([try state.condition(lhs), try state.condition(rhs)]), attribute: nil)
+        let left = try state.translate(lhs)
+        // `true || x` is true without evaluating x, as in Swift.
+        if case .constant(let value) = left, let bool = value as? Bool, bool { return .constant(true) }
+        let l = try state.condition(of: left, node: lhs)
+        let r = try state.condition(rhs)
+        return .expression(.condition(PredicateTranslator.orderedOr(l, r)))
     }
 }
 
 extension PredicateExpressions.Negation: SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
-        .expression(.not(try state.condition(wrapped)), attribute: nil)
+        switch try state.translate(wrapped) {
+        case .constant(let value as Bool): return .constant(!value)
+        case let operand:
+            return .expression(.condition(.negation(try state.condition(of: operand, node: wrapped))))
+        }
     }
 }
 
-extension PredicateExpressions.CollectionContainsCollection: SQLTranslatable {
+extension PredicateExpressions.Conditional: SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
-        let text = try state.translate(base)
-        let pattern = try state.translate(other)
-        guard case .expression(_, let attribute?) = text, attribute.valueType is String.Type || attribute.valueType is String?.Type else {
-            throw UntranslatableNode(node: "CollectionContainsCollection", reason: "only string attributes are searched in SQL")
+        let condition = try state.translate(test)
+        // A test known in advance chooses its branch, and only that branch is translated (as in Swift,
+        // the other one is never evaluated).
+        if case .constant(let value as Bool) = condition { return try state.translate(value ? trueBranch : falseBranch) }
+        let testSQL = try state.condition(of: condition, node: test)
+        let yes = try state.translate(trueBranch)
+        let no = try state.translate(falseBranch)
+        var yesSQL: SQLOperand
+        var noSQL: SQLOperand
+        if case .expression(let operand) = yes {
+            yesSQL = operand
+            noSQL = try state.sql(no, like: operand, node: self)
+        } else if case .expression(let operand) = no {
+            noSQL = operand
+            yesSQL = try state.sql(yes, like: operand, node: self)
+        } else {
+            yesSQL = try state.sql(yes, like: nil, node: self)
+            noSQL = try state.sql(no, like: nil, node: self)
         }
-        return .expression(
-            .textSearch(.contains, text: try state.sql(text, like: nil), pattern: try state.sql(pattern, like: nil), caseInsensitive: false),
-            attribute: nil)
+        return .expression(SQLOperand(
+            .conditional(testSQL, yesSQL.sql, noSQL.sql), attribute: yesSQL.attribute ?? noSQL.attribute,
+            valueType: Output.self, isNullable: yesSQL.isNullable || noSQL.isNullable))
     }
 }

@@ -3,30 +3,75 @@ import Logging
 
 /// The result of translating a `#Predicate` for SQL.
 struct PredicateTranslation {
-    /// The condition SQL applies, or `nil` when no part of the predicate could be translated.
+    /// The condition SQL applies, or `nil` when no part of the predicate could be translated (or the
+    /// predicate is always true).
     var filter: QueryExpression?
     /// Whether `filter` is the whole predicate. When `false`, `filter` keeps a superset of the matching
     /// rows (the translatable conjuncts) and the whole predicate is evaluated in Swift on those rows.
     var isComplete: Bool
+    /// The nodes that could not be translated (empty when ``isComplete``).
+    var untranslated: [UntranslatableNode] = []
 }
 
-/// A predicate node that cannot be expressed in SQL.
-struct UntranslatableNode: Error {
+/// A predicate node that cannot be expressed in SQL, and why.
+struct UntranslatableNode: Error, CustomStringConvertible {
     let node: String
     let reason: String
+
+    var description: String { "\(node) (\(reason))" }
 }
 
-/// What a predicate sub-expression becomes: an SQL expression, or a constant folded in Swift (a
-/// captured value or a variable-free subtree), bound as a parameter when it meets a column.
+/// A predicate sub-expression translated for SQL.
 enum TranslatedOperand {
-    case expression(QueryExpression, attribute: Schema.Attribute?)
+    /// A value computed by SQL for each row.
+    case expression(SQLOperand)
+    /// A value known before the query runs (a captured value or a subtree that does not depend on the
+    /// row), bound as a parameter in the stored form of what it meets.
     case constant(Any)
+    /// The model a predicate variable stands for: only its key paths can be used.
+    case model(Schema.Entity)
 }
 
-/// The state threaded (inout) through the translation of one predicate.
+/// An SQL expression with what the translator knows about its values.
+struct SQLOperand {
+    var sql: QueryExpression
+    /// The attribute whose Swift type and stored form the values have: constants compared with the
+    /// expression are encoded like it (enums as raw values, dates as seconds…).
+    var attribute: Schema.Attribute?
+    /// The Swift type of the values, optionals unwrapped.
+    var valueType: Any.Type
+    /// Whether SQL can yield NULL (a Swift `nil`).
+    var isNullable: Bool
+
+    init(_ sql: QueryExpression, attribute: Schema.Attribute? = nil, valueType: Any.Type, isNullable: Bool) {
+        self.sql = sql
+        self.attribute = attribute
+        self.valueType = TypeTraits.unwrapped(valueType)
+        self.isNullable = isNullable
+    }
+
+    /// A boolean SQL expression.
+    static func condition(_ sql: QueryExpression, isNullable: Bool = false) -> SQLOperand {
+        SQLOperand(sql, valueType: Bool.self, isNullable: isNullable)
+    }
+}
+
+/// The state threaded (inout) through the translation of one predicate: the entity, what each
+/// predicate variable stands for, and the values of variables bound to constants (for folding).
 struct TranslationState {
     let entity: Schema.Entity
-    var variable: PredicateExpressions.VariableID?
+    /// What each variable in scope stands for: the model, a constant element, or an SQL expression (the
+    /// unwrapped value inside `flatMap`).
+    private(set) var variables: [PredicateExpressions.VariableID: TranslatedOperand] = [:]
+    /// The variables bound to constants, for evaluating variable-free subtrees in Swift.
+    private(set) var constantBindings = PredicateBindings()
+
+    init(entity: Schema.Entity) {
+        self.entity = entity
+    }
+
+    /// The most elements a captured collection may have to be expanded in SQL.
+    static let maximumListCount = 10_000
 
     /// Translates a child expression, or throws ``UntranslatableNode`` naming it.
     mutating func translate(_ expression: Any) throws -> TranslatedOperand {
@@ -38,36 +83,87 @@ struct TranslationState {
 
     /// Translates a child that must be a boolean condition.
     mutating func condition(_ expression: Any) throws -> QueryExpression {
-        switch try translate(expression) {
-        case .expression(let sql, _): return sql
+        try condition(of: translate(expression), node: expression)
+    }
+
+    func condition(of operand: TranslatedOperand, node: Any) throws -> QueryExpression {
+        switch operand {
+        case .expression(let sql): return sql.sql
         case .constant(let value):
             guard let bool = value as? Bool else {
-                throw UntranslatableNode(node: Self.name(of: expression), reason: "not a boolean")
+                throw UntranslatableNode(node: Self.name(of: node), reason: "not a boolean")
             }
             return bool ? .true : .false
+        case .model:
+            throw UntranslatableNode(node: Self.name(of: node), reason: "a model is not a condition")
         }
     }
 
-    /// The SQL form of an operand; a constant is encoded like `attribute` when one is known, so enums,
+    /// What `variable` stands for.
+    func value(of variable: PredicateExpressions.VariableID) -> TranslatedOperand? { variables[variable] }
+
+    /// Binds the root variable of a predicate to the fetched model.
+    mutating func bindModel(_ variable: PredicateExpressions.VariableID) {
+        variables[variable] = .model(entity)
+    }
+
+    /// Runs `body` with `variable` standing for `operand` (a closure parameter of `flatMap`,
+    /// `contains(where:)`…).
+    mutating func with<V, R>(
+        _ variable: PredicateExpressions.Variable<V>, boundTo operand: TranslatedOperand, _ body: (inout TranslationState) throws -> R
+    ) rethrows -> R {
+        let savedVariables = variables
+        let savedBindings = constantBindings
+        defer {
+            variables = savedVariables
+            constantBindings = savedBindings
+        }
+        variables[variable.key] = operand
+        if case .constant(let value) = operand, let typed = value as? V {
+            constantBindings[variable] = typed
+        }
+        return try body(&self)
+    }
+
+    /// Evaluates a node whose children are all constants, in Swift, once.
+    func fold<E: PredicateExpression>(_ expression: E) throws -> TranslatedOperand {
+        do {
+            return .constant(try expression.evaluate(constantBindings))
+        } catch {
+            throw UntranslatableNode(node: Self.name(of: expression), reason: "evaluating it in Swift fails: \(error)")
+        }
+    }
+
+    /// The SQL form of an operand; a constant is encoded like `other` (the operand it meets), so enums,
     /// dates and UUIDs compare in their stored form.
-    func sql(_ operand: TranslatedOperand, like attribute: Schema.Attribute?) throws -> QueryExpression {
+    func sql(_ operand: TranslatedOperand, like other: SQLOperand?, node: Any) throws -> SQLOperand {
         switch operand {
-        case .expression(let expression, _): return expression
-        case .constant(let value): return .value(try Self.encode(value, like: attribute))
+        case .expression(let expression): return expression
+        case .constant(let value):
+            let stored = try Self.encode(value, like: other?.attribute)
+            let type = other?.valueType ?? Swift.type(of: value)
+            return SQLOperand(.value(stored), attribute: other?.attribute, valueType: type, isNullable: stored == .null)
+        case .model:
+            throw UntranslatableNode(
+                node: Self.name(of: node),
+                reason: "comparing models themselves is not supported in SQL; compare one of their attributes")
         }
     }
 
     static func encode(_ value: Any, like attribute: Schema.Attribute?) throws -> StorageValue {
-        if let attribute, let encoded = try attribute.accessor.encode(constant: value) { return encoded }
+        if let attribute, attribute.accessor.codecKind != .json, let encoded = try attribute.accessor.encode(constant: value) {
+            return encoded
+        }
         if let optional = value as? any OptionalProtocol, optionalIsNil(optional) { return .null }
-        guard let codec = AttributeCodecs.anyCodec(for: type(of: value)) else {
-            throw UntranslatableNode(node: "\(type(of: value))", reason: "the value has no stored form")
+        guard let codec = AttributeCodecs.anyCodec(for: type(of: value)), codec.kind != .json else {
+            throw UntranslatableNode(node: "\(type(of: value))", reason: "the value has no stored form SQL can compare")
         }
         return try codec.encode(value)
     }
 
     private static func optionalIsNil<O: OptionalProtocol>(_ optional: O) -> Bool { optional.wrappedValue == nil }
 
+    /// The node's type name without generic arguments (`Equal`, `KeyPath`…).
     static func name(of expression: Any) -> String {
         let full = String(describing: type(of: expression))
         return full.split(separator: "<").first.map(String.init) ?? full
@@ -75,7 +171,7 @@ struct TranslationState {
 }
 
 /// A `PredicateExpressions` node that can be expressed in SQL. One conformance per node type, in
-/// `PredicateTranslator+Nodes.swift`.
+/// the `PredicateTranslator+….swift` files.
 protocol SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand
 }
@@ -88,26 +184,55 @@ enum PredicateTranslator {
     ///
     /// A top-level conjunction is split: conjuncts that translate run in SQL, the others in Swift (with a
     /// warning naming the node). In strict mode an untranslatable node throws instead.
+    ///
+    /// - Throws: ``StowageError`` with code ``StowageError/Code/unsupportedPredicate`` in strict mode.
     static func translate<T: PersistentModel>(_ predicate: Predicate<T>, entity: Schema.Entity, strict: Bool) throws -> PredicateTranslation {
-        var state = TranslationState(entity: entity, variable: predicate.variable.key)
-        var untranslated: [UntranslatableNode] = []
-        var conjuncts: [QueryExpression] = []
-        for part in conjunctsOf(predicate.expression) {
-            do {
-                conjuncts.append(try state.condition(part))
-            } catch let node as UntranslatableNode {
-                untranslated.append(node)
-            }
-        }
-        if let first = untranslated.first {
+        let translation = translate(predicate.expression, variable: predicate.variable.key, entity: entity)
+        if let first = translation.untranslated.first {
             let message = "The predicate node \(first.node) cannot run in SQL (\(first.reason))"
             if strict {
                 throw StowageError(.unsupportedPredicate, message + "; strict mode is on, so the fetch fails.", entityName: entity.name)
             }
             logger.warning("\(message); Stowage evaluates the predicate in Swift over the rows SQL narrowed.", metadata: ["entity": "\(entity.name)"])
         }
-        let filter: QueryExpression? = conjuncts.isEmpty ? nil : conjuncts.count == 1 ? conjuncts[0] : .and(conjuncts)
-        return PredicateTranslation(filter: filter, isComplete: untranslated.isEmpty)
+        return translation
+    }
+
+    /// Translates a predicate's expression whose variable is `variable`, without logging.
+    static func translate(_ expression: Any, variable: PredicateExpressions.VariableID, entity: Schema.Entity) -> PredicateTranslation {
+        var state = TranslationState(entity: entity)
+        state.bindModel(variable)
+        var untranslated: [UntranslatableNode] = []
+        var conjuncts: [QueryExpression] = []
+        for part in conjunctsOf(expression) {
+            do {
+                let condition = try state.condition(part)
+                // A conjunct that can fail (a force unwrap) only runs where Swift would evaluate it: after
+                // every earlier conjunct held, which SQL cannot promise once one of them is left to Swift.
+                if condition.canFail && !untranslated.isEmpty {
+                    throw UntranslatableNode(node: TranslationState.name(of: part), reason: "it can fail and follows a condition evaluated in Swift")
+                }
+                conjuncts.append(condition)
+            } catch let node as UntranslatableNode {
+                untranslated.append(node)
+            } catch {
+                untranslated.append(UntranslatableNode(node: TranslationState.name(of: part), reason: "\(error)"))
+            }
+        }
+        let filter = conjuncts.isEmpty ? nil : conjuncts.dropFirst().reduce(conjuncts[0]) { orderedAnd($0, $1) }
+        return PredicateTranslation(filter: filter == .true ? nil : filter, isComplete: untranslated.isEmpty, untranslated: untranslated)
+    }
+
+    /// `lhs AND rhs`, keeping Swift's short-circuit order when `rhs` can fail.
+    static func orderedAnd(_ lhs: QueryExpression, _ rhs: QueryExpression) -> QueryExpression {
+        guard rhs.canFail, lhs != .true else { return .conjunction([lhs, rhs]) }
+        return .conditional(lhs, rhs, .false)
+    }
+
+    /// `lhs OR rhs`, keeping Swift's short-circuit order when `rhs` can fail.
+    static func orderedOr(_ lhs: QueryExpression, _ rhs: QueryExpression) -> QueryExpression {
+        guard rhs.canFail, lhs != .false else { return .disjunction([lhs, rhs]) }
+        return .conditional(lhs, .true, rhs)
     }
 
     /// The operands of a chain of `&&` at the top of a predicate.
@@ -124,44 +249,4 @@ protocol ConjunctionNode {
 
 extension PredicateExpressions.Conjunction: ConjunctionNode {
     var operands: [Any] { [lhs, rhs] }
-}
-
-/// Translates `SortDescriptor`s into ORDER BY terms.
-enum SortTranslator {
-    /// The ORDER BY terms, or `nil` when a descriptor cannot be sorted in SQL (the fetch then sorts in
-    /// Swift with Foundation's `SortDescriptor`, or throws in strict mode).
-    static func translate<T: PersistentModel>(_ descriptors: [SortDescriptor<T>], entity: Schema.Entity, strict: Bool) throws -> [QuerySortTerm]? {
-        var terms: [QuerySortTerm] = []
-        for descriptor in descriptors {
-            guard let keyPath = descriptor.keyPath, let attribute = entity.attribute(for: keyPath),
-                  attribute.accessor.codecKind != .json
-            else {
-                let message = "The sort \(descriptor.keyPath.map { "\($0)" } ?? "with a custom comparator") cannot run in SQL"
-                if strict { throw StowageError(.unsupportedPredicate, message + ".", entityName: entity.name) }
-                PredicateTranslator.logger.warning("\(message); Stowage sorts in Swift.", metadata: ["entity": "\(entity.name)"])
-                return nil
-            }
-            var collation: QueryCollation? = nil
-            if attribute.storageType == .text && attribute.accessor.codecKind == .native && isString(attribute.valueType) {
-                collation = collationOf(descriptor.stringComparator)
-            }
-            terms.append(QuerySortTerm(expression: .attribute(attribute), ascending: descriptor.order == .forward, collation: collation))
-        }
-        return terms
-    }
-
-    private static func isString(_ type: Any.Type) -> Bool { type == String.self || type == String?.self }
-
-    /// SwiftData sorts strings with `.localizedStandard` unless told otherwise. On Linux a key-path
-    /// `SortDescriptor` on a `String` has no comparator (`nil`): Stowage applies SwiftData's default.
-    static func collationOf(_ comparator: String.StandardComparator?) -> QueryCollation {
-        guard let comparator else { return .localizedStandard }
-        if comparator == .lexical { return .binary }
-        let probe = String.StandardComparator(comparator, order: .forward)
-        let numeric = probe.compare("a2", "a10") == .orderedAscending
-        let caseless = probe.compare("a", "A") == .orderedSame
-        if numeric { return .localizedStandard }
-        if caseless { return .caseInsensitive }
-        return .localized
-    }
 }

@@ -3,14 +3,18 @@ import Foundation
 /// A storage-neutral boolean or value expression over one entity's rows: what a `#Predicate` becomes
 /// before a store renders it in its own language. Values are always carried as ``StorageValue``s, so a
 /// store binds them as parameters and never splices them into its query text.
-indirect enum QueryExpression {
+///
+/// The expressions follow SQL's semantics (NULL propagates); the predicate translator chooses the
+/// forms (`IS`, `COALESCE`, `CASE`) that give Swift's answers.
+indirect enum QueryExpression: Equatable {
     /// A column of the queried entity.
     case attribute(Schema.Attribute)
     /// The primary key of the queried entity.
     case primaryKey
     /// A constant.
     case value(StorageValue)
-    /// `lhs op rhs`; text comparisons use `collation` (binary when `nil`).
+    /// `lhs op rhs`; text compares with `collation` (`nil` for values that are not strings).
+    /// ``QueryCollation/binary`` is Swift's own `String` comparison (`==`, `<`).
     case comparison(ComparisonOperator, QueryExpression, QueryExpression, collation: QueryCollation?)
     case and([QueryExpression])
     case or([QueryExpression])
@@ -19,14 +23,18 @@ indirect enum QueryExpression {
     case isNull(QueryExpression)
     /// `lhs op rhs` on numbers.
     case arithmetic(ArithmeticOperator, QueryExpression, QueryExpression)
-    /// A text search: whether `text` contains / starts with / ends with `pattern`.
-    case textSearch(TextSearch, text: QueryExpression, pattern: QueryExpression, caseInsensitive: Bool)
-    /// `expression IN (values…)`.
-    case inList(QueryExpression, [QueryExpression])
-    /// `condition ? then : else`.
+    /// `-operand`.
+    case negative(QueryExpression)
+    /// A string function evaluated exactly as Foundation evaluates it in Swift.
+    case string(StringFunction, [QueryExpression])
+    /// `expression IN (values…)`, comparing with `collation` (`nil` for values that are not strings).
+    case inList(QueryExpression, [QueryExpression], collation: QueryCollation?)
+    /// `condition ? then : else`. Only the chosen branch is evaluated.
     case conditional(QueryExpression, QueryExpression, QueryExpression)
     /// The first non-null value.
     case coalesce([QueryExpression])
+    /// The operand, or a failure of the whole query when it is NULL (Swift's `!` on `nil`).
+    case unwrap(QueryExpression)
 
     enum ComparisonOperator: String {
         case equal = "="
@@ -35,6 +43,10 @@ indirect enum QueryExpression {
         case lessOrEqual = "<="
         case greater = ">"
         case greaterOrEqual = ">="
+        /// Equality where NULL equals NULL and differs from any value (Swift's `==` on optionals).
+        case `is` = "IS"
+        /// The negation of ``is``: never NULL.
+        case isNot = "IS NOT"
     }
 
     enum ArithmeticOperator: String {
@@ -45,12 +57,83 @@ indirect enum QueryExpression {
         case remainder = "%"
     }
 
-    enum TextSearch {
+    /// String operations with Foundation's exact semantics (a store implements them by calling Swift).
+    enum StringFunction: String {
+        /// `text.contains(other)` (Character-wise, canonical equivalence).
         case contains
-        case prefix
-        case suffix
+        /// `text.starts(with: prefix)` (Character-wise, canonical equivalence).
+        case startsWith
+        /// `text.localizedStandardContains(other)`.
+        case localizedStandardContains
+        /// `text.count` (Characters, not bytes or code points).
+        case count
+        /// `text.caseInsensitiveCompare(other)` as -1, 0 or 1.
+        case caseInsensitiveCompare
+        /// `text.localizedCompare(other)` as -1, 0 or 1.
+        case localizedCompare
     }
 
     static var `true`: QueryExpression { .value(.integer(1)) }
     static var `false`: QueryExpression { .value(.integer(0)) }
+
+    /// Whether evaluating the expression can fail the query (it contains ``unwrap(_:)``). Such an
+    /// expression must only run where Swift would evaluate it, so `&&` / `||` keep their order for it.
+    var canFail: Bool {
+        switch self {
+        case .unwrap: true
+        case .attribute, .primaryKey, .value: false
+        case .comparison(_, let l, let r, _), .arithmetic(_, let l, let r): l.canFail || r.canFail
+        case .and(let operands), .or(let operands), .coalesce(let operands), .string(_, let operands):
+            operands.contains { $0.canFail }
+        case .not(let operand), .isNull(let operand), .negative(let operand): operand.canFail
+        case .inList(let operand, let values, _): operand.canFail || values.contains { $0.canFail }
+        case .conditional(let c, let t, let e): c.canFail || t.canFail || e.canFail
+        }
+    }
+
+    /// Whether the expression is NULL whenever `operand` is (SQL's NULL propagation through operators
+    /// and Stowage's string functions), so that a `CASE WHEN operand IS NULL` guard is redundant.
+    func isNull(whenNull operand: QueryExpression) -> Bool {
+        if self == operand { return true }
+        switch self {
+        case .comparison(let op, let l, let r, _):
+            return op != .is && op != .isNot && (l.isNull(whenNull: operand) || r.isNull(whenNull: operand))
+        case .arithmetic(_, let l, let r): return l.isNull(whenNull: operand) || r.isNull(whenNull: operand)
+        case .negative(let inner): return inner.isNull(whenNull: operand)
+        case .string(_, let operands): return operands.contains { $0.isNull(whenNull: operand) }
+        default: return false
+        }
+    }
+
+    /// `a AND b…`, simplified when an operand is a constant boolean.
+    static func conjunction(_ operands: [QueryExpression]) -> QueryExpression {
+        var kept: [QueryExpression] = []
+        for operand in operands {
+            if operand == .true { continue }
+            if operand == .false && !kept.contains(where: \.canFail) { return .false }
+            if case .and(let inner) = operand { kept += inner } else { kept.append(operand) }
+        }
+        return kept.isEmpty ? .true : kept.count == 1 ? kept[0] : .and(kept)
+    }
+
+    /// `a OR b…`, simplified when an operand is a constant boolean.
+    static func disjunction(_ operands: [QueryExpression]) -> QueryExpression {
+        var kept: [QueryExpression] = []
+        for operand in operands {
+            if operand == .false { continue }
+            if operand == .true && !kept.contains(where: \.canFail) { return .true }
+            if case .or(let inner) = operand { kept += inner } else { kept.append(operand) }
+        }
+        return kept.isEmpty ? .false : kept.count == 1 ? kept[0] : .or(kept)
+    }
+
+    /// `NOT a`, simplified for constants and double negations.
+    static func negation(_ operand: QueryExpression) -> QueryExpression {
+        switch operand {
+        case .true: .false
+        case .false: .true
+        case .not(let inner): inner
+        default: .not(operand)
+        }
+    }
 }

@@ -12,12 +12,15 @@ struct StoreQuery {
     var offset: Int?
     /// The attributes to read for each row. The primary key is always read.
     var attributes: [Schema.Attribute]
+    /// To-one relationships whose foreign key column is read after the attributes.
+    var foreignKeys: [Schema.Relationship]
     /// Restricts the query to these rows.
     var primaryKeys: [Int64]?
 
     init(entity: Schema.Entity, attributes: [Schema.Attribute]? = nil) {
         self.entity = entity
         self.attributes = attributes ?? entity.columnAttributes
+        self.foreignKeys = entity.foreignKeyRelationships
     }
 }
 
@@ -68,11 +71,19 @@ struct ChangeSet {
         let primaryKey: Int64
     }
 
+    /// Links of one relationship of one model to write after the rows exist (inserted models get their
+    /// primary keys first, then every link is written).
+    struct RelationshipWrite {
+        let model: AnyObject
+        let relationship: Schema.Relationship
+    }
+
     var inserts: [Insert] = []
     var updates: [Update] = []
     var deletes: [Delete] = []
+    var relationshipWrites: [RelationshipWrite] = []
 
-    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && relationshipWrites.isEmpty }
 }
 
 /// What a store reports back from a save.
@@ -95,6 +106,11 @@ protocol ModelStore: AnyObject, Sendable {
     func primaryKeys(_ query: StoreQuery) throws -> [Int64]
     /// Reads one attribute kept outside the row (external storage).
     func externalValue(_ attribute: Schema.Attribute, of entity: Schema.Entity, primaryKey: Int64) throws -> StorageValue
+    /// Streams the destination rows of a to-many (or inverse-stored to-one) relationship for several
+    /// owners, grouped by owner in link order. Each row carries `query`'s columns; `body` receives the
+    /// owner's primary key with it.
+    func fetchRelated(_ relationship: Schema.Relationship, owners: [Int64], columns query: StoreQuery,
+                      _ body: (Int64, any StoreRow) throws -> Void) throws
     /// Applies a change set atomically: everything is written or nothing is.
     func apply(_ changes: ChangeSet) throws -> SaveResult
 }

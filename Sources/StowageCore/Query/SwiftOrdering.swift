@@ -66,7 +66,8 @@ enum SwiftOrdering {
     static func compareText(_ a: String, _ b: String, collation: QueryCollation) -> ComparisonResult {
         switch collation {
         case .binary:
-            return a.utf8.lexicographicallyPrecedes(b.utf8) ? .orderedAscending : a.utf8.elementsEqual(b.utf8) ? .orderedSame : .orderedDescending
+            // Swift's own String order, as the `swift` collation SQLite uses for it.
+            return a == b ? .orderedSame : a < b ? .orderedAscending : .orderedDescending
         case .localizedStandard: return a.localizedStandardCompare(b)
         case .caseInsensitive: return a.localizedCaseInsensitiveCompare(b)
         case .localized: return a.localizedCompare(b)

@@ -29,6 +29,9 @@ extension Schema {
         let columnAttributes: [Attribute]
         /// Attributes kept outside the row (`.externalStorage`).
         let externalAttributes: [Attribute]
+        /// To-one relationships stored as a foreign key column of this entity's table; set when the schema
+        /// is resolved.
+        var foreignKeyRelationships: [Relationship] = []
         /// Properties by the key path of their public property or of their storage.
         private let propertyIndexByKeyPath: [AnyKeyPath: Int]
 
@@ -67,10 +70,8 @@ extension Schema {
             self.uniquenessConstraints = attributes.filter(\.isUnique).map { [$0.name] }
                 + modelType._$anyUniqueConstraints.map(names).filter { !$0.isEmpty }
             self.indices = modelType._$anyIndices.map(names).filter { !$0.isEmpty }
+            for relationship in relationships { relationship.entity = self }
         }
-
-        /// Resolves what needs the whole schema (inverse relationships).
-        func resolve(in schema: Schema) {}
 
         /// The index in ``properties`` of the property with this key path (public or storage).
         func propertyIndex(for keyPath: AnyKeyPath) -> Int? { propertyIndexByKeyPath[keyPath] }

@@ -37,7 +37,7 @@ extension Schema {
         /// The key path of the inverse relationship as declared, if one was.
         public let inverseKeyPath: AnyKeyPath?
         /// The name of the inverse relationship, declared or inferred, once the schema is built.
-        public internal(set) var inverseName: String?
+        public var inverseName: String? { inverse?.name }
         /// The name of the destination entity.
         public let destination: String
         /// Whether the relationship refers to at most one model.
@@ -54,6 +54,14 @@ extension Schema {
         let destinationType: (any PersistentModel.Type)?
         let accessor: (any RelationshipAccessor)?
         var index = 0
+        /// The entity declaring the relationship; set when the entity is built.
+        unowned(unsafe) var entity: Entity?
+        /// The destination entity; set when the schema is resolved.
+        unowned(unsafe) var destinationEntity: Entity?
+        /// The inverse relationship, declared or inferred; set when the schema is resolved.
+        unowned(unsafe) var inverse: Relationship?
+        /// Where the links live; set when the schema is resolved.
+        var storage: RelationshipStorage = .foreignKey(column: "", positionColumn: nil)
 
         /// Options as written in `@Relationship(...)`. The macro turns each `@Relationship` into this
         /// initializer; the remaining details come from the property itself.
@@ -106,20 +114,43 @@ extension Schema {
 
         public var description: String {
             var parts = ["\(name): \(isToOneRelationship ? destination + "?" : "[" + destination + "]")", deleteRule.rawValue]
-            if let inverseName { parts.append("inverse=\(inverseName)") }
+            if let inverse { parts.append("inverse=\(inverse.name)") }
+            switch storage {
+            case .foreignKey(let column, let position): parts.append("column=\(column)" + (position.map { "," + $0 } ?? ""))
+            case .inverseForeignKey: parts.append("stored-by-inverse")
+            case .joinTable(let table, _, _, _, _): parts.append("table=\(table)")
+            }
             return parts.joined(separator: " ")
         }
     }
 }
 
-/// Reads and writes one relationship of a model object. One instance per relationship.
+/// Where the links of a relationship are stored.
+enum RelationshipStorage: Equatable {
+    /// A column of this entity's table holding the related row's primary key, and, when the inverse is
+    /// to-many, a column holding this row's position in the inverse array (ordered to-many).
+    case foreignKey(column: String, positionColumn: String?)
+    /// The inverse relationship's foreign key column, on the destination's table.
+    case inverseForeignKey
+    /// A join table with one row per link: this side's key column, the other side's key column, and
+    /// the position of the link in each side's array.
+    case joinTable(table: String, ownColumn: String, otherColumn: String, ownPosition: String, otherPosition: String)
+}
+
+/// Reads and writes one relationship of a model object, type-erased so the context can maintain
+/// inverses and load links without knowing the model types. One instance per relationship.
 protocol RelationshipAccessor: AnyObject {
+    /// Whether the model's storage holds the relationship (it is `nil` until loaded).
     func isLoaded(_ model: AnyObject) -> Bool
     func unload(_ model: AnyObject)
     func snapshot(_ model: AnyObject) -> Any
     func restore(_ snapshot: Any, into model: AnyObject)
-    /// The related objects currently held (loaded) by the model.
+    /// The related objects currently held (empty when not loaded).
     func related(_ model: AnyObject) -> [AnyObject]
+    /// Replaces the related objects and notifies observers (a to-one keeps the first or `nil`).
+    func setRelated(_ objects: [AnyObject], in model: AnyObject)
+    /// Sets the related objects as loaded from the store, without notifying observers.
+    func load(_ objects: [AnyObject], into model: AnyObject)
 }
 
 final class ToOneAccessor<Root: PersistentModel, Destination: PersistentModel>: RelationshipAccessor {
@@ -137,11 +168,19 @@ final class ToOneAccessor<Root: PersistentModel, Destination: PersistentModel>: 
     func snapshot(_ model: AnyObject) -> Any { root(model)[keyPath: storage] as Any }
     func restore(_ snapshot: Any, into model: AnyObject) {
         let object = root(model)
-        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as? Destination? }
+        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as? Destination?? ?? nil }
     }
     func related(_ model: AnyObject) -> [AnyObject] {
         guard case .some(.some(let value)) = root(model)[keyPath: storage] else { return [] }
         return [value]
+    }
+    func setRelated(_ objects: [AnyObject], in model: AnyObject) {
+        let object = root(model)
+        let value = objects.first.map { unsafeDowncast($0, to: Destination.self) }
+        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = .some(value) }
+    }
+    func load(_ objects: [AnyObject], into model: AnyObject) {
+        root(model)[keyPath: storage] = .some(objects.first.map { unsafeDowncast($0, to: Destination.self) })
     }
 }
 
@@ -160,7 +199,15 @@ final class ToManyAccessor<Root: PersistentModel, Destination: PersistentModel>:
     func snapshot(_ model: AnyObject) -> Any { root(model)[keyPath: storage] as Any }
     func restore(_ snapshot: Any, into model: AnyObject) {
         let object = root(model)
-        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as? [Destination] }
+        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as? [Destination]? ?? nil }
     }
     func related(_ model: AnyObject) -> [AnyObject] { root(model)[keyPath: storage] ?? [] }
+    func setRelated(_ objects: [AnyObject], in model: AnyObject) {
+        let object = root(model)
+        let value = objects.map { unsafeDowncast($0, to: Destination.self) }
+        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = value }
+    }
+    func load(_ objects: [AnyObject], into model: AnyObject) {
+        root(model)[keyPath: storage] = objects.map { unsafeDowncast($0, to: Destination.self) }
+    }
 }

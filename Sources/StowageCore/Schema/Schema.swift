@@ -63,8 +63,12 @@ public final class Schema: @unchecked Sendable, CustomStringConvertible {
         self.entitiesByType = byType
         self.entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.version = version
-        for entity in entities { entity.resolve(in: self) }
+        self.problems = Self.resolveRelationships(of: entities, byType: byType)
     }
+
+    /// Problems found while building the schema (an ambiguous inverse…); opening a container throws the
+    /// first one.
+    let problems: [StowageError]
 
     /// The entity of a model type, if the type is part of this schema.
     public func entity<T: PersistentModel>(for type: T.Type) -> Entity? {

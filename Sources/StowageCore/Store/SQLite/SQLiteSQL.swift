@@ -34,9 +34,12 @@ enum SQLiteSQL {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
+    /// The name of the collation Stowage registers for `collation` (see ``SQLiteFunctions``).
+    /// ``QueryCollation/binary`` is Swift's `String` comparison: code point order, with canonically
+    /// equivalent strings (`"é"` and `"e\u{301}"`) equal, as Swift's `==` and `<` have them.
     static func collationName(_ collation: QueryCollation) -> String? {
         switch collation {
-        case .binary: return nil
+        case .binary: return "swift"
         case .localizedStandard: return "localizedStandard"
         case .caseInsensitive: return "caseInsensitive"
         case .localized: return "localized"
@@ -50,6 +53,11 @@ enum SQLiteSQL {
         for attribute in query.attributes {
             fragment.append(", ")
             fragment.append(identifier: attribute.name)
+        }
+        for relationship in query.foreignKeys {
+            guard case .foreignKey(let column, _) = relationship.storage else { continue }
+            fragment.append(", ")
+            fragment.append(identifier: column)
         }
         appendBody(of: query, to: &fragment, ordered: true)
         return fragment
@@ -81,7 +89,7 @@ enum SQLiteSQL {
         var conditions: [QueryExpression] = []
         if let filter = query.filter { conditions.append(filter) }
         if let keys = query.primaryKeys {
-            conditions.append(.inList(.primaryKey, keys.map { .value(.integer($0)) }))
+            conditions.append(.inList(.primaryKey, keys.map { .value(.integer($0)) }, collation: nil))
         }
         if !conditions.isEmpty {
             fragment.append(" WHERE ")
@@ -150,24 +158,22 @@ enum SQLiteSQL {
             fragment.append(" \(op.rawValue) ")
             render(rhs, into: &fragment)
             fragment.append(")")
-        case .textSearch(let kind, let text, let pattern, let caseInsensitive):
-            let function: String = switch kind {
-            case .contains: caseInsensitive ? "stowage_localized_contains" : "stowage_contains"
-            case .prefix: caseInsensitive ? "stowage_localized_has_prefix" : "stowage_has_prefix"
-            case .suffix: caseInsensitive ? "stowage_localized_has_suffix" : "stowage_has_suffix"
-            }
-            fragment.append(function + "(")
-            render(text, into: &fragment)
-            fragment.append(", ")
-            render(pattern, into: &fragment)
+        case .negative(let operand):
+            fragment.append("(-")
+            render(operand, into: &fragment)
             fragment.append(")")
-        case .inList(let operand, let values):
+        case .string(let function, let operands):
+            call(functionName(function), operands, into: &fragment)
+        case .unwrap(let operand):
+            call("stowage_unwrap", [operand], into: &fragment)
+        case .inList(let operand, let values, let collation):
             guard !values.isEmpty else {
                 fragment.append("0")
                 return
             }
             fragment.append("(")
             render(operand, into: &fragment)
+            if let collation, let name = collationName(collation) { fragment.append(" COLLATE \(name)") }
             fragment.append(" IN (")
             for (index, value) in values.enumerated() {
                 if index > 0 { fragment.append(", ") }
@@ -183,12 +189,28 @@ enum SQLiteSQL {
             render(otherwise, into: &fragment)
             fragment.append(" END)")
         case .coalesce(let operands):
-            fragment.append("COALESCE(")
-            for (index, operand) in operands.enumerated() {
-                if index > 0 { fragment.append(", ") }
-                render(operand, into: &fragment)
-            }
-            fragment.append(")")
+            call("COALESCE", operands, into: &fragment)
+        }
+    }
+
+    private static func call(_ function: String, _ operands: [QueryExpression], into fragment: inout SQLFragment) {
+        fragment.append(function + "(")
+        for (index, operand) in operands.enumerated() {
+            if index > 0 { fragment.append(", ") }
+            render(operand, into: &fragment)
+        }
+        fragment.append(")")
+    }
+
+    /// The SQL function implementing a string function (registered by ``SQLiteFunctions``).
+    static func functionName(_ function: QueryExpression.StringFunction) -> String {
+        switch function {
+        case .contains: "stowage_contains"
+        case .startsWith: "stowage_starts_with"
+        case .localizedStandardContains: "stowage_localized_standard_contains"
+        case .count: "stowage_count"
+        case .caseInsensitiveCompare: "stowage_case_insensitive_compare"
+        case .localizedCompare: "stowage_localized_compare"
         }
     }
 }

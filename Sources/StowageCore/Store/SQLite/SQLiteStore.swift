@@ -23,13 +23,22 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     init(schema: Schema, url: URL?, allowsSave: Bool) throws {
         self.schema = schema
         let traceLabel = Locked("")
-        let configuration = Self.configuration(tracing: SQLDebug.isTracing, label: traceLabel)
+        var configuration = Self.configuration(tracing: SQLDebug.isTracing, label: traceLabel)
         if let url {
             let path = url.path
             self.path = path
-            try Self.prepareFile(at: path)
+            let exists = try Self.prepareFile(at: path)
+            if exists { try Self.checkExistingStore(schema, at: path) }
+            // A store that cannot save is opened read-only, so that opening it writes nothing either
+            // (GRDB's WAL set-up commits a transaction).
+            configuration.readonly = exists && !allowsSave
             do {
-                writer = try DatabasePool(path: path, configuration: configuration)
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                if !configuration.readonly {
+                    // GRDB's WAL set-up runs after `prepareDatabase` and lowers the writer to NORMAL.
+                    try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+                }
+                writer = pool
             } catch {
                 throw Self.openError(error, path: path)
             }
@@ -54,7 +63,8 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in
             // WAL with synchronous=FULL: a transaction is durable when the commit returns (GRDB's
-            // default, NORMAL, can lose the last commits on power loss).
+            // default, NORMAL, can lose the last commits on power loss). `init` sets it again on the
+            // writer of a file store, after GRDB's WAL set-up.
             try db.execute(sql: "PRAGMA synchronous = FULL")
             SQLiteFunctions.register(in: db)
             if tracing {
@@ -71,9 +81,16 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
 
     /// Creates the file with owner-only permissions (SQLite gives the `-wal` and `-shm` files the same
     /// permissions), or checks that an existing file is an SQLite database before SQLite touches it.
-    private static func prepareFile(at path: String) throws {
+    /// - Returns: whether the file existed with some content.
+    private static func prepareFile(at path: String) throws -> Bool {
         let fileManager = FileManager.default
         let directory = (path as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        if !directory.isEmpty && fileManager.fileExists(atPath: directory, isDirectory: &isDirectory) && !isDirectory.boolValue {
+            throw StowageError(
+                .storeOpenFailed,
+                "Cannot create the store file \(path): \(directory) is a file, not a directory. Choose a writable location with ModelConfiguration(url:).")
+        }
         if !directory.isEmpty && !fileManager.fileExists(atPath: directory) {
             do {
                 try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -97,12 +114,28 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                     .notADatabase,
                     "The file \(path) exists but is not an SQLite database. Move it away or choose another URL; Stowage did not modify it.")
             }
-            return
+            return !header.isEmpty
         }
         guard fileManager.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
             throw StowageError(
                 .storeOpenFailed,
                 "Cannot create the store file \(path): the directory \(directory) is not writable. Choose a writable location with ModelConfiguration(url:).")
+        }
+        return false
+    }
+
+    /// Checks the tables of an existing store file against the schema through a plain connection that
+    /// only reads, before the WAL pool opens it: opening the pool switches a rollback-journal file to WAL,
+    /// which would modify a file that is about to be refused.
+    private static func checkExistingStore(_ schema: Schema, at path: String) throws {
+        do {
+            var configuration = Configuration()
+            configuration.label = "Stowage schema check"
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            _ = try SQLiteSchema.existingIdentifier(schema, in: queue, path: path)
+            try queue.close()
+        } catch {
+            throw openError(error, path: path)
         }
     }
 
@@ -151,7 +184,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         }
     }
 
-    private func read<Result>(_ fragment: SQLFragment, _ body: (OpaquePointer, Database) throws -> Result) throws -> Result {
+    func read<Result>(_ fragment: SQLFragment, _ body: (OpaquePointer, Database) throws -> Result) throws -> Result {
         do {
             return try writer.read { db in
                 try SQLiteStatement.with(db, fragment.sql, fragment.arguments) { try body($0, db) }
@@ -171,15 +204,24 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         do {
             return try writer.write { db in
                 for delete in changes.deletes {
-                    try execute(db, deleteSQL(delete.entity), [.integer(delete.primaryKey)])
+                    try attributing(to: delete.entity) {
+                        try execute(db, deleteSQL(delete.entity), [.integer(delete.primaryKey)])
+                    }
                 }
                 for update in changes.updates {
-                    try applyUpdate(update, db)
+                    try attributing(to: update.entity) { try applyUpdate(update, db) }
                 }
                 var keys: [Int64] = []
                 keys.reserveCapacity(changes.inserts.count)
                 for insert in changes.inserts {
-                    keys.append(try applyInsert(insert, db))
+                    keys.append(try attributing(to: insert.entity) { try applyInsert(insert, db) })
+                }
+                if !changes.relationshipWrites.isEmpty {
+                    var insertedKeys: [ObjectIdentifier: Int64] = [:]
+                    for (insert, key) in zip(changes.inserts, keys) { insertedKeys[ObjectIdentifier(insert.model)] = key }
+                    for write in changes.relationshipWrites {
+                        try applyRelationshipWrite(write, insertedKeys: insertedKeys, db)
+                    }
                 }
                 return SaveResult(insertedKeys: keys)
             }
@@ -203,13 +245,8 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         let statement = try db.cachedStatement(sql: sql).sqliteStatement
         sqlite3_reset(statement)
         defer { sqlite3_reset(statement) }
-        do {
-            for (offset, attribute) in entity.columnAttributes.enumerated() {
-                SQLiteStatement.bind(try attribute.accessor.read(insert.model), at: Int32(offset + 1), in: statement)
-            }
-        } catch var error as StowageError {
-            error.entityName = entity.name
-            throw error
+        for (offset, attribute) in entity.columnAttributes.enumerated() {
+            SQLiteStatement.bind(try storableValue(attribute, of: insert.model), at: Int32(offset + 1), in: statement)
         }
         let key: Int64
         if try SQLiteStatement.step(statement, db) {
@@ -218,7 +255,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             key = sqlite3_last_insert_rowid(db.sqliteConnection)
         }
         for attribute in entity.externalAttributes {
-            try writeExternal(attribute, of: entity, primaryKey: key, value: attribute.accessor.read(insert.model), db)
+            try writeExternal(attribute, of: entity, primaryKey: key, value: storableValue(attribute, of: insert.model), db)
         }
         return key
     }
@@ -229,13 +266,40 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             var sql = "UPDATE \(SQLiteSQL.quote(update.entity.name)) SET "
             sql += columns.map { "\(SQLiteSQL.quote($0.name)) = ?" }.joined(separator: ", ")
             sql += " WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
-            var values = try columns.map { try $0.accessor.read(update.model) }
+            var values = try columns.map { try storableValue($0, of: update.model) }
             values.append(.integer(update.primaryKey))
             try execute(db, sql, values)
         }
         for attribute in update.attributes where attribute.isExternalStorage {
             try writeExternal(attribute, of: update.entity, primaryKey: update.primaryKey,
-                              value: attribute.accessor.read(update.model), db)
+                              value: storableValue(attribute, of: update.model), db)
+        }
+    }
+
+    /// The stored form of an attribute's value. Refuses NaN, which SQLite would store as NULL.
+    private func storableValue(_ attribute: Schema.Attribute, of model: AnyObject) throws -> StorageValue {
+        do {
+            let value = try attribute.accessor.read(model)
+            if case .real(let number) = value, number.isNaN {
+                throw StowageError(
+                    .invalidValue,
+                    "\(attribute.name) is NaN, which SQLite cannot store (it would read back as NULL). Store another value, or nil in an optional property.",
+                    propertyName: attribute.name)
+            }
+            return value
+        } catch var error as StowageError {
+            if error.propertyName == nil { error.propertyName = attribute.name }
+            throw error
+        }
+    }
+
+    /// Runs one write of a save, naming its entity in the error it throws.
+    private func attributing<Result>(to entity: Schema.Entity, _ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch var error as StowageError {
+            if error.entityName == nil { error.entityName = entity.name }
+            throw error
         }
     }
 
@@ -249,7 +313,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             [.integer(primaryKey), value])
     }
 
-    private func execute(_ db: Database, _ sql: String, _ arguments: [StorageValue]) throws {
+    func execute(_ db: Database, _ sql: String, _ arguments: [StorageValue]) throws {
         try SQLiteStatement.with(db, sql, arguments) { statement in
             while try SQLiteStatement.step(statement, db) {}
         }

@@ -1,0 +1,194 @@
+import Foundation
+
+extension ModelContext {
+    /// Loads one relationship of a saved model from the store (one query), resolving registered objects
+    /// through the identity map.
+    func loadRelationship(_ relationship: Schema.Relationship, of model: AnyObject, backingData data: ModelBackingData) throws {
+        guard let accessor = relationship.accessor else { return }
+        guard case .row(let pk)? = data.key, let destination = relationship.destinationEntity else {
+            accessor.load([], into: model)
+            return
+        }
+        switch relationship.storage {
+        case .foreignKey:
+            guard let key = data.foreignKeys[relationship.index] else {
+                accessor.load([], into: model)
+                return
+            }
+            accessor.load(try objects(of: destination, primaryKeys: [key]), into: model)
+        case .inverseForeignKey, .joinTable:
+            let groups = try relatedObjects(relationship, owners: [pk])
+            accessor.load(groups[pk] ?? [], into: model)
+        }
+    }
+
+    /// The objects for rows of an entity, from the identity map or loaded in one query, in key order.
+    func objects(of entity: Schema.Entity, primaryKeys: [Int64]) throws -> [AnyObject] {
+        var found: [Int64: AnyObject] = [:]
+        var missing: [Int64] = []
+        for key in primaryKeys {
+            if let model = registered[RowKey(entity: entity, primaryKey: key)]?.model { found[key] = model } else { missing.append(key) }
+        }
+        if !missing.isEmpty {
+            func load<M: PersistentModel>(_ type: M.Type) throws {
+                for model in try models(M.self, entity: entity, primaryKeys: missing, attributes: entity.columnAttributes) {
+                    if case .row(let key)? = model.persistentBackingData.key { found[key] = model }
+                }
+            }
+            try load(entity.modelType)
+        }
+        return primaryKeys.compactMap { found[$0] }
+    }
+
+    /// The related objects of several owners through a relationship stored on the other side (one query),
+    /// by owner, in link order.
+    func relatedObjects(_ relationship: Schema.Relationship, owners: [Int64]) throws -> [Int64: [AnyObject]] {
+        guard let destination = relationship.destinationEntity else { return [:] }
+        let columns = StoreQuery(entity: destination)
+        var groups: [Int64: [AnyObject]] = [:]
+        func load<M: PersistentModel>(_ type: M.Type) throws {
+            try store.fetchRelated(relationship, owners: owners, columns: columns) { owner, row in
+                let model = try materialize(row, entity: destination, query: columns, as: M.self)
+                groups[owner, default: []].append(model)
+            }
+        }
+        try load(destination.modelType)
+        return groups
+    }
+
+    /// Loads the relationships named by `keyPaths` for all `models` with one query per key path.
+    func prefetch<T: PersistentModel>(_ keyPaths: [PartialKeyPath<T>], for models: [T], entity: Schema.Entity) throws {
+        for keyPath in keyPaths {
+            guard let index = entity.propertyIndex(for: keyPath), let relationship = entity.properties[index] as? Schema.Relationship,
+                  let accessor = relationship.accessor, let destination = relationship.destinationEntity
+            else { continue }
+            let pending = models.filter { !accessor.isLoaded($0) }
+            guard !pending.isEmpty else { continue }
+            switch relationship.storage {
+            case .foreignKey:
+                let keys = Set(pending.compactMap { $0.persistentBackingData.foreignKeys[relationship.index] })
+                let related = try objects(of: destination, primaryKeys: keys.sorted())
+                var byKey: [Int64: AnyObject] = [:]
+                for object in related {
+                    if case .row(let key)? = (object as! any PersistentModel).persistentBackingData.key { byKey[key] = object }
+                }
+                for model in pending {
+                    let key = model.persistentBackingData.foreignKeys[relationship.index]
+                    accessor.load(key.flatMap { byKey[$0] }.map { [$0] } ?? [], into: model)
+                }
+            case .inverseForeignKey, .joinTable:
+                var owners: [Int64: T] = [:]
+                for model in pending { if case .row(let key)? = model.persistentBackingData.key { owners[key] = model } }
+                let groups = try relatedObjects(relationship, owners: owners.keys.sorted())
+                for (key, model) in owners { accessor.load(groups[key] ?? [], into: model) }
+            }
+        }
+    }
+
+    // MARK: - Save support
+
+    /// Applies delete rules to the models deleted in this context: cascades mark related models deleted
+    /// (through several levels and cycles); a `.deny` relationship that still refers to models makes
+    /// the save fail, naming them, before anything changes.
+    func applyDeleteRules() throws {
+        var scheduled: [ObjectIdentifier: any PersistentModel] = [:]
+        var queue = deleted.models
+        var visited = Set(queue.map { ObjectIdentifier($0) })
+        var denials: [String] = []
+        func isGoingAway(_ object: AnyObject) -> Bool {
+            let state = (object as! any PersistentModel).persistentBackingData.state
+            return state == .deleted || state == .removed || scheduled[ObjectIdentifier(object)] != nil
+        }
+        while let model = queue.popLast() {
+            guard let entity = model.persistentBackingData.entity else { continue }
+            for relationship in entity.relationshipList where relationship.deleteRule == .cascade || relationship.deleteRule == .deny {
+                RelationshipGraph.ensureLoaded(relationship, of: model)
+                let related = relationship.accessor?.related(model).filter { !isGoingAway($0) } ?? []
+                if relationship.deleteRule == .deny {
+                    if !related.isEmpty {
+                        let names = related.map { "\(($0 as! any PersistentModel).persistentModelID)" }
+                        denials.append("\(model.persistentModelID).\(relationship.name) still refers to \(names.joined(separator: ", "))")
+                    }
+                    continue
+                }
+                for object in related where visited.insert(ObjectIdentifier(object)).inserted {
+                    let object = object as! any PersistentModel
+                    scheduled[ObjectIdentifier(object)] = object
+                    queue.append(object)
+                }
+            }
+        }
+        if !denials.isEmpty {
+            throw StowageError(
+                .deleteDenied,
+                "The save would delete models whose relationships deny deletion while they refer to other models: \(denials.joined(separator: "; ")). Remove those references first, or roll back. Nothing was written.",
+                entityName: deleted.models.first?.persistentBackingData.entity?.name)
+        }
+        for model in scheduled.values { delete(model) }
+    }
+
+    /// Checks `minimumModelCount` / `maximumModelCount` of the to-many relationships of models being saved.
+    func validateRelationshipCounts() throws {
+        for model in inserted.models + changed.models {
+            guard let entity = model.persistentBackingData.entity else { continue }
+            for relationship in entity.relationshipList where !relationship.isToOneRelationship {
+                let minimum = relationship.minimumModelCount ?? 0
+                let maximum = relationship.maximumModelCount ?? 0
+                guard minimum > 0 || maximum > 0 else { continue }
+                RelationshipGraph.ensureLoaded(relationship, of: model)
+                let count = relationship.accessor?.related(model).count ?? 0
+                if (minimum > 0 && count < minimum) || (maximum > 0 && count > maximum) {
+                    throw StowageError(
+                        .relationshipCount,
+                        "\(model.persistentModelID).\(relationship.name) has \(count) models; it needs \(minimum > 0 ? "at least \(minimum)" : "")\(minimum > 0 && maximum > 0 ? " and " : "")\(maximum > 0 ? "at most \(maximum)" : ""). Nothing was written.",
+                        entityName: entity.name, propertyName: relationship.name)
+                }
+            }
+        }
+    }
+
+    /// The link writes of a save: every stored relationship of inserted models, and the changed
+    /// relationships of changed models.
+    func relationshipWrites() -> [ChangeSet.RelationshipWrite] {
+        var writes: [ChangeSet.RelationshipWrite] = []
+        for model in inserted.models {
+            guard let entity = model.persistentBackingData.entity else { continue }
+            for relationship in entity.relationshipList {
+                guard let accessor = relationship.accessor, accessor.isLoaded(model), !accessor.related(model).isEmpty else { continue }
+                // Links stored by the other side's foreign key are written by the related models
+                // themselves: inverse maintenance inserted or changed each of them.
+                if case .inverseForeignKey = relationship.storage { continue }
+                writes.append(.init(model: model, relationship: relationship))
+            }
+        }
+        for model in changed.models {
+            let data = model.persistentBackingData
+            guard data.state == .persisted, let entity = data.entity else { continue }
+            for index in data.changedProperties {
+                guard let relationship = entity.properties[index] as? Schema.Relationship else { continue }
+                if case .inverseForeignKey = relationship.storage, relationship.isToOneRelationship { continue }
+                writes.append(.init(model: model, relationship: relationship))
+            }
+        }
+        return writes
+    }
+
+    /// After a save deleted models, removes them from the relationships of the models that remain (the
+    /// store already cleared or cascaded the rows), except for `.noAction` relationships.
+    func detachDeleted(_ models: [any PersistentModel]) {
+        for model in models {
+            guard let entity = model.persistentBackingData.entity else { continue }
+            for relationship in entity.relationshipList {
+                guard let inverse = relationship.inverse, let inverseAccessor = inverse.accessor,
+                      relationship.deleteRule != .noAction, let accessor = relationship.accessor, accessor.isLoaded(model)
+                else { continue }
+                for related in accessor.related(model) where inverseAccessor.isLoaded(related) {
+                    let current = inverseAccessor.related(related)
+                    if current.contains(where: { $0 === model }) {
+                        inverseAccessor.setRelated(current.filter { $0 !== model }, in: related)
+                    }
+                }
+            }
+        }
+    }
+}

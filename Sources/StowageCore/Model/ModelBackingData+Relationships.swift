@@ -1,0 +1,127 @@
+import Foundation
+
+extension ModelBackingData {
+    /// Called by the generated setter of a to-one relationship: tracks the change, keeps the inverse in
+    /// step on both sides (immediately, whether or not the models are inserted), and inserts newly
+    /// related models into the context of either side.
+    public func willSet<Model: PersistentModel, Destination: PersistentModel>(
+        _ model: Model, _ storage: ReferenceWritableKeyPath<Model, Destination??>, to newValue: Destination?
+    ) {
+        relationshipWillChange(model, storage: storage, to: newValue.map { [$0] } ?? [])
+    }
+
+    /// Called by the generated setter of a to-many relationship (see the to-one variant).
+    public func willSet<Model: PersistentModel, Destination: PersistentModel>(
+        _ model: Model, _ storage: ReferenceWritableKeyPath<Model, [Destination]?>, to newValue: [Destination]
+    ) {
+        relationshipWillChange(model, storage: storage, to: newValue)
+    }
+
+    private func relationshipWillChange<Model: PersistentModel>(_ model: Model, storage: AnyKeyPath, to newObjects: [AnyObject]) {
+        let entity = self.entity ?? Schema.standaloneEntity(for: Model.self)
+        guard let index = entity.propertyIndex(for: storage), let relationship = entity.properties[index] as? Schema.Relationship,
+              let accessor = relationship.accessor
+        else { return }
+        RelationshipGraph.ensureLoaded(relationship, of: model)
+        let oldObjects = accessor.related(model)
+        RelationshipGraph.trackChange(of: relationship, in: model)
+        if let inverse = relationship.inverse {
+            let added = newObjects.filter { new in !oldObjects.contains { $0 === new } }
+            let removed = oldObjects.filter { old in !newObjects.contains { $0 === old } }
+            for object in removed { RelationshipGraph.unlink(model, from: object, through: inverse) }
+            for object in added { RelationshipGraph.link(model, to: object, through: inverse) }
+        }
+        RelationshipGraph.propagateInsertion(from: model, to: newObjects)
+    }
+}
+
+/// Keeps both sides of relationships in step, in memory.
+enum RelationshipGraph {
+    /// Loads a relationship whose storage is empty: from the store for a saved model, as empty for a
+    /// model that has no row yet.
+    static func ensureLoaded(_ relationship: Schema.Relationship, of model: AnyObject) {
+        guard let accessor = relationship.accessor, !accessor.isLoaded(model) else { return }
+        let data = (model as! any PersistentModel).persistentBackingData
+        if let context = data.context, case .row? = data.key, data.state != .detached {
+            do {
+                try context.loadRelationship(relationship, of: model, backingData: data)
+                return
+            } catch {
+                ModelContext.logger.error("Loading \(relationship.entity?.name ?? "?").\(relationship.name) failed: \(error)")
+            }
+        }
+        accessor.load([], into: model)
+    }
+
+    /// Records that `relationship` of `model` changes: a snapshot for rollback and a dirty mark for save.
+    static func trackChange(of relationship: Schema.Relationship, in model: AnyObject) {
+        let data = (model as! any PersistentModel).persistentBackingData
+        switch data.state {
+        case .persisted: data.context?.relationshipWillChange(model as! any PersistentModel, data, relationship: relationship)
+        case .inserted: data.context?.insertedModelDidChange()
+        case .detached, .deleted, .removed: break
+        }
+    }
+
+    /// Removes `owner` from `object`'s `inverse` relationship.
+    static func unlink(_ owner: AnyObject, from object: AnyObject, through inverse: Schema.Relationship) {
+        guard let accessor = inverse.accessor else { return }
+        ensureLoaded(inverse, of: object)
+        let current = accessor.related(object)
+        guard current.contains(where: { $0 === owner }) else { return }
+        trackChange(of: inverse, in: object)
+        accessor.setRelated(current.filter { $0 !== owner }, in: object)
+    }
+
+    /// Adds `owner` to `object`'s `inverse` relationship; a to-one inverse first leaves its previous
+    /// owner (the object moves).
+    static func link(_ owner: AnyObject, to object: AnyObject, through inverse: Schema.Relationship) {
+        guard let accessor = inverse.accessor else { return }
+        ensureLoaded(inverse, of: object)
+        let current = accessor.related(object)
+        guard !current.contains(where: { $0 === owner }) else { return }
+        trackChange(of: inverse, in: object)
+        if inverse.isToOneRelationship {
+            if let previous = current.first, let back = inverse.inverse {
+                unlink(object, from: previous, through: back)
+            }
+            accessor.setRelated([owner], in: object)
+        } else {
+            accessor.setRelated(current + [owner], in: object)
+        }
+    }
+
+    /// Relating a model to another inserts whichever of the two is not in a context yet into the
+    /// other's context.
+    static func propagateInsertion(from model: any PersistentModel, to objects: [AnyObject]) {
+        let data = model.persistentBackingData
+        if let context = data.context, data.state == .inserted || data.state == .persisted {
+            for object in objects {
+                let related = object as! any PersistentModel
+                if related.persistentBackingData.state == .detached { context.insert(related) }
+            }
+        } else if data.state == .detached {
+            for object in objects {
+                let related = (object as! any PersistentModel).persistentBackingData
+                if let context = related.context, related.state == .inserted || related.state == .persisted {
+                    context.insert(model)
+                    return
+                }
+            }
+        }
+    }
+}
+
+extension Schema {
+    private static let standalone = Locked<[ObjectIdentifier: Schema]>([:])
+
+    /// The entity of a model type outside any container, for models that are not inserted yet: its
+    /// relationships and inverses are resolved against the types reachable from it.
+    static func standaloneEntity<T: PersistentModel>(for type: T.Type) -> Entity {
+        let key = ObjectIdentifier(type)
+        if let schema = standalone.withLock({ $0[key] }), let entity = schema.entity(for: type) { return entity }
+        let schema = Schema([type])
+        standalone.withLock { $0[key] = schema }
+        return schema.entity(for: type)!
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// Translates `SortDescriptor`s into ORDER BY terms.
+enum SortTranslator {
+    /// The ORDER BY terms, or `nil` when a descriptor cannot be sorted in SQL (the fetch then sorts in
+    /// Swift with Foundation's `SortDescriptor`, or throws in strict mode).
+    ///
+    /// - Throws: ``StowageError`` with code ``StowageError/Code/unsupportedPredicate`` in strict mode.
+    static func translate<T: PersistentModel>(_ descriptors: [SortDescriptor<T>], entity: Schema.Entity, strict: Bool) throws -> [QuerySortTerm]? {
+        var terms: [QuerySortTerm] = []
+        for descriptor in descriptors {
+            let attribute = descriptor.keyPath.flatMap { entity.attribute(for: $0) }
+            let problem: String? = if let attribute {
+                orderingProblem(attribute)
+            } else {
+                descriptor.keyPath == nil ? "it has a custom comparator" : "its key path is not a stored attribute"
+            }
+            if let problem {
+                let message = "The sort \(descriptor.keyPath.map { "\($0)" } ?? "") cannot run in SQL: \(problem)"
+                if strict { throw StowageError(.unsupportedPredicate, message + ".", entityName: entity.name) }
+                PredicateTranslator.logger.warning("\(message); Stowage sorts in Swift.", metadata: ["entity": "\(entity.name)"])
+                return nil
+            }
+            guard let attribute else { return nil }
+            var collation: QueryCollation? = nil
+            if attribute.accessor.codecKind == .native && TypeTraits.isString(attribute.valueType) {
+                collation = collationOf(descriptor.stringComparator)
+            }
+            terms.append(QuerySortTerm(expression: .attribute(attribute), ascending: descriptor.order == .forward, collation: collation))
+        }
+        return terms
+    }
+
+    /// Why SQL cannot order rows by `attribute` as Swift orders its values, or `nil` when it can.
+    private static func orderingProblem(_ attribute: Schema.Attribute) -> String? {
+        if attribute.isExternalStorage { return "the attribute is kept in external storage" }
+        if attribute.accessor.codecKind == .rawValue {
+            return "an enum's order is its own Comparable conformance, not its raw value's"
+        }
+        return TypeTraits.orderingProblem(attribute.valueType)
+    }
+
+    /// SwiftData sorts strings with `.localizedStandard` unless told otherwise. On Linux a key-path
+    /// `SortDescriptor` on a `String` has no comparator (`nil`): Stowage applies SwiftData's default.
+    static func collationOf(_ comparator: String.StandardComparator?) -> QueryCollation {
+        guard let comparator else { return .localizedStandard }
+        if comparator == .lexical { return .binary }
+        let probe = String.StandardComparator(comparator, order: .forward)
+        let numeric = probe.compare("a2", "a10") == .orderedAscending
+        let caseless = probe.compare("a", "A") == .orderedSame
+        if numeric { return .localizedStandard }
+        if caseless { return .caseInsensitive }
+        return .localized
+    }
+}

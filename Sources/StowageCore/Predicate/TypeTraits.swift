@@ -1,0 +1,60 @@
+import Foundation
+
+/// What SQL can do with values of a Swift type and give Swift's answer.
+enum TypeTraits {
+    /// `type` with any levels of `Optional` removed.
+    static func unwrapped(_ type: Any.Type) -> Any.Type {
+        var current = type
+        while let optional = current as? any OptionalProtocol.Type { current = optional.wrappedType }
+        return current
+    }
+
+    /// Whether values of `type` are Swift `String`s, which compare with canonical equivalence (Swift's
+    /// own `==` and `<`), not byte by byte.
+    static func isString(_ type: Any.Type) -> Bool { unwrapped(type) == String.self }
+
+    /// Why `==` / `!=` on `type` cannot run in SQL, or `nil` when it can.
+    static func equalityProblem(_ type: Any.Type) -> String? {
+        let type = unwrapped(type)
+        if type == Decimal.self { return "decimals are stored as text; they compare in Swift" }
+        guard let codec = AttributeCodecs.anyCodec(for: type) else { return "\(type) has no stored form" }
+        if codec.kind == .json { return "\(type) is stored as JSON, whose text does not follow its ==" }
+        if type == URL.self { return "URL equality compares more than the stored absolute string" }
+        return nil
+    }
+
+    /// Why `<`, `<=`, `>`, `>=` on `type` cannot run in SQL, or `nil` when they can.
+    static func orderingProblem(_ type: Any.Type) -> String? {
+        if let problem = equalityProblem(type) { return problem }
+        let type = unwrapped(type)
+        if type == UInt64.self || type == UInt.self {
+            return "64-bit unsigned integers above Int64.max are stored with their bit pattern and order differently"
+        }
+        if type is any StorageRepresentableInteger.Type || type == Double.self || type == Float.self || type == Date.self
+            || type == String.self || type == UUID.self {
+            return nil
+        }
+        return "\(type)'s order is its own Comparable conformance, not the order of its stored form"
+    }
+
+    /// Why `+`, `-`, `*`, `/`, `%` on `type` cannot run in SQL, or `nil` when they can.
+    static func arithmeticProblem(_ type: Any.Type) -> String? {
+        let type = unwrapped(type)
+        if type == Double.self { return nil }
+        if type == Float.self { return "Float arithmetic rounds to single precision; SQL computes in double precision" }
+        if type == UInt64.self || type == UInt.self { return "64-bit unsigned integers do not fit SQLite's signed integers" }
+        if type is any StorageRepresentableInteger.Type { return nil }
+        return "SQL has no arithmetic for \(type)"
+    }
+
+    /// Whether `type` is a floating-point type, whose NaN never equals anything.
+    static func isNaN(_ value: Any) -> Bool {
+        switch value {
+        case let double as Double: return double.isNaN
+        case let float as Float: return float.isNaN
+        case let optional as Double?: return optional?.isNaN ?? false
+        case let optional as Float?: return optional?.isNaN ?? false
+        default: return false
+        }
+    }
+}

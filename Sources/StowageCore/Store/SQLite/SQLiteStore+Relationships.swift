@@ -1,0 +1,102 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+extension SQLiteStore {
+    func fetchRelated(_ relationship: Schema.Relationship, owners: [Int64], columns query: StoreQuery,
+                      _ body: (Int64, any StoreRow) throws -> Void) throws {
+        guard !owners.isEmpty, let destination = relationship.destinationEntity else { return }
+        let q = SQLiteSQL.quote
+        var fragment = SQLFragment("SELECT d.\(q(SQLiteSQL.primaryKeyColumn))")
+        for attribute in query.attributes { fragment.append(", d.\(q(attribute.name))") }
+        for foreignKey in query.foreignKeys {
+            if case .foreignKey(let column, _) = foreignKey.storage { fragment.append(", d.\(q(column))") }
+        }
+        let ownerColumn: String
+        let order: [String]
+        switch relationship.storage {
+        case .inverseForeignKey:
+            guard let inverse = relationship.inverse, case .foreignKey(let column, let position) = inverse.storage else { return }
+            ownerColumn = "d.\(q(column))"
+            fragment.append(", \(ownerColumn) FROM \(q(destination.name)) AS d")
+            order = [ownerColumn] + (position.map { ["d.\(q($0))"] } ?? [])
+        case .joinTable(let table, let own, let other, let ownPosition, _):
+            ownerColumn = "j.\(q(own))"
+            fragment.append(", \(ownerColumn) FROM \(q(destination.name)) AS d JOIN \(q(table)) AS j ON j.\(q(other)) = d.\(q(SQLiteSQL.primaryKeyColumn))")
+            order = [ownerColumn, "j.\(q(ownPosition))"]
+        case .foreignKey:
+            return
+        }
+        fragment.append(" WHERE \(ownerColumn) IN (")
+        for (index, owner) in owners.enumerated() {
+            if index > 0 { fragment.append(", ") }
+            fragment.bind(.integer(owner))
+        }
+        fragment.append(") ORDER BY \((order + ["d.\(q(SQLiteSQL.primaryKeyColumn))"]).joined(separator: ", "))")
+        let ownerIndex = Int32(1 + query.attributes.count + query.foreignKeys.count)
+        try read(fragment) { statement, db in
+            let row = SQLiteRow(statement: statement)
+            while try SQLiteStatement.step(statement, db) {
+                try body(sqlite3_column_int64(statement, ownerIndex), row)
+            }
+        }
+    }
+
+    /// Writes the links of one relationship of one model, once every inserted row has its key.
+    func applyRelationshipWrite(_ write: ChangeSet.RelationshipWrite, insertedKeys: [ObjectIdentifier: Int64], _ db: Database) throws {
+        func key(_ object: AnyObject) -> Int64? {
+            if case .row(let pk)? = (object as! any PersistentModel).persistentBackingData.key { return pk }
+            return insertedKeys[ObjectIdentifier(object)]
+        }
+        let relationship = write.relationship
+        guard let accessor = relationship.accessor, let entity = relationship.entity, let owner = key(write.model) else { return }
+        let q = SQLiteSQL.quote
+        let pk = q(SQLiteSQL.primaryKeyColumn)
+        let related = accessor.related(write.model)
+        switch relationship.storage {
+        case .foreignKey(let column, let positionColumn):
+            let target = related.first
+            var values: [StorageValue] = [target.flatMap(key).map { .integer($0) } ?? .null]
+            var sql = "UPDATE \(q(entity.name)) SET \(q(column)) = ?"
+            if let positionColumn {
+                var position: StorageValue = .null
+                if let target, let inverse = relationship.inverse?.accessor,
+                   let index = inverse.related(target).firstIndex(where: { $0 === write.model }) {
+                    position = .integer(Int64(index))
+                }
+                sql += ", \(q(positionColumn)) = ?"
+                values.append(position)
+            }
+            sql += " WHERE \(pk) = ?"
+            values.append(.integer(owner))
+            try execute(db, sql, values)
+        case .inverseForeignKey:
+            guard !relationship.isToOneRelationship, let inverse = relationship.inverse, let destination = relationship.destinationEntity,
+                  case .foreignKey(let column, let positionColumn) = inverse.storage
+            else { return }
+            var sql = "UPDATE \(q(destination.name)) SET \(q(column)) = ?"
+            if let positionColumn { sql += ", \(q(positionColumn)) = ?" }
+            sql += " WHERE \(pk) = ?"
+            for (index, child) in related.enumerated() {
+                guard let childKey = key(child) else { continue }
+                var values: [StorageValue] = [.integer(owner)]
+                if positionColumn != nil { values.append(.integer(Int64(index))) }
+                values.append(.integer(childKey))
+                try execute(db, sql, values)
+            }
+        case .joinTable(let table, let own, let other, let ownPosition, _):
+            let keys = related.compactMap(key)
+            var delete = "DELETE FROM \(q(table)) WHERE \(q(own)) = ?"
+            var arguments: [StorageValue] = [.integer(owner)]
+            if !keys.isEmpty {
+                delete += " AND \(q(other)) NOT IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))"
+                arguments += keys.map { .integer($0) }
+            }
+            try execute(db, delete, arguments)
+            let upsert = "INSERT INTO \(q(table)) (\(q(own)), \(q(other)), \(q(ownPosition))) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET \(q(ownPosition)) = excluded.\(q(ownPosition))"
+            for (index, relatedKey) in keys.enumerated() {
+                try execute(db, upsert, [.integer(owner), .integer(relatedKey), .integer(Int64(index))])
+            }
+        }
+    }
+}
