@@ -1,0 +1,102 @@
+import Foundation
+import Stowage
+@testable import StowageCore
+import Testing
+
+@Suite("Sorting")
+struct SortTests {
+    static let names = ["a10", "A2", "b", "a2", "B1", "é", "e", "Zed", "a1", "\u{212A}", "K"]
+
+    private func fixture() throws -> Fixture {
+        let fixture = try Fixture()
+        try fixture.insert(Self.names.enumerated().map { Item(number: $0.offset, count: $0.offset % 3, name: $0.element) })
+        return fixture
+    }
+
+    private func expectedNumbers(_ compare: (String, String) -> ComparisonResult, reverse: Bool = false) -> [Int] {
+        Self.names.enumerated().sorted { lhs, rhs in
+            let order = compare(lhs.element, rhs.element)
+            if order == .orderedSame { return lhs.offset < rhs.offset }
+            return reverse ? order == .orderedDescending : order == .orderedAscending
+        }.map(\.offset)
+    }
+
+    @Test func defaultStringOrderIsLocalizedStandard() throws {
+        let fixture = try fixture()
+        #expect(try fixture.numbers(#Predicate { _ in true }, sortBy: [SortDescriptor(\.name)]) == expectedNumbers { $0.localizedStandardCompare($1) })
+        #expect(
+            try fixture.numbers(#Predicate { _ in true }, sortBy: [SortDescriptor(\.name, order: .reverse)])
+                == expectedNumbers({ $0.localizedStandardCompare($1) }, reverse: true))
+    }
+
+    /// `.lexical` is Foundation's unlocalized order: Unicode code point order of canonically normalized
+    /// strings (Swift's own `<`), so the Kelvin sign sorts with "K".
+    @Test func lexicalIsFoundationsCodePointOrder() throws {
+        let fixture = try fixture()
+        let expected = expectedNumbers { String.StandardComparator.lexical.compare($0, $1) }
+        #expect(try fixture.numbers(#Predicate { _ in true }, sortBy: [SortDescriptor(\.name, comparator: .lexical)]) == expected)
+        let ascii = ["A2", "B1", "K", "Zed", "a1", "a10", "a2", "b", "e"]
+        let fetched = try fixture.context.fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.name, comparator: .lexical)])).map(\.name)
+        #expect(fetched.filter { $0.allSatisfy(\.isASCII) } == ascii)
+    }
+
+    @Test func limitAndOffsetRunInSQL() throws {
+        let fixture = try fixture()
+        let all = expectedNumbers { $0.localizedStandardCompare($1) }
+        var descriptor = FetchDescriptor<Item>(sortBy: [SortDescriptor(\.name)])
+        descriptor.fetchLimit = 3
+        descriptor.fetchOffset = 2
+        #expect(try fixture.context.fetch(descriptor).map(\.number) == Array(all[2..<5]))
+        #expect(try fixture.context.fetchCount(descriptor) == 3)
+    }
+
+    @Test func unsavedInsertsSortAsAfterSaving() throws {
+        let fixture = try fixture()
+        for (offset, name) in ["a3", "b", "\u{E9}", "0"].enumerated() {
+            fixture.context.insert(Item(number: 100 + offset, count: offset % 3, name: name))
+        }
+        let sorts: [[SortDescriptor<Item>]] = [
+            [SortDescriptor(\.name)], [SortDescriptor(\.count, order: .reverse), SortDescriptor(\.name, comparator: .lexical)],
+        ]
+        let before = try sorts.map { try fixture.numbers(#Predicate { $0.count >= 0 }, sortBy: $0) }
+        try fixture.context.save()
+        let after = try sorts.map { try fixture.numbers(#Predicate { $0.count >= 0 }, sortBy: $0) }
+        #expect(before == after)
+    }
+}
+
+@Suite("Strict mode and Swift fallback")
+struct StrictModeTests {
+    @Test func strictModeThrowsNamingTheNode() throws {
+        let fixture = try Fixture()
+        fixture.context.requiresSQLTranslation = true
+        let zero = 0.0
+        do {
+            _ = try fixture.numbers(#Predicate { $0.price / $0.price > zero })
+            Issue.record("expected an error")
+        } catch let error as StowageError {
+            #expect(error.code == .unsupportedPredicate)
+            #expect(error.message == "The predicate node FloatDivision cannot run in SQL (a divisor that may be zero gives ±infinity or NaN in Swift but NULL in SQL); strict mode is on, so the fetch fails.")
+        }
+    }
+
+    @Test func fallbackEvaluatesInSwiftOverNarrowedRows() throws {
+        let fixture = try Fixture()
+        try fixture.insert([
+            Item(number: 0, count: 1, price: 0), Item(number: 1, count: 2, price: 2), Item(number: 2, count: 3, price: -4),
+        ])
+        let predicate = #Predicate<Item> { $0.count >= 2 && $0.price / $0.price < 2 }
+        let translation = countSQL(predicate)
+        #expect(translation.sql == #"SELECT COUNT(*) FROM "Item" WHERE ("count" >= ?)"#)
+        #expect(!translation.complete)
+        // 0/0 is NaN in Swift (not < 2); 2/2 and -4/-4 are 1.
+        #expect(try fixture.numbers(predicate) == [1, 2])
+        #expect(try fixture.context.fetchCount(FetchDescriptor(predicate: predicate)) == 2)
+    }
+
+    @Test func unsupportedSortThrowsInStrictMode() throws {
+        let fixture = try Fixture()
+        fixture.context.requiresSQLTranslation = true
+        #expect(throws: StowageError.self) { try fixture.numbers(#Predicate { _ in true }, sortBy: [SortDescriptor(\.status.rawValue)]) }
+    }
+}
