@@ -21,12 +21,13 @@
 /// }
 /// ```
 ///
-/// Every stored `var` with a type annotation is persisted unless marked ``Transient()``. Supported
+/// Every stored `var` with a type annotation is persisted unless marked ``Transient()``; a `let` cannot
+/// be (as with SwiftData in Swift 6 mode): declare it `private(set) var` to keep it read-only. Supported
 /// types: `Bool`, every integer width, `Double`, `Float`, `Decimal`, `String`, `Date`, `UUID`, `URL`,
 /// `Data`, `RawRepresentable` enums, `Codable` structs and enums, arrays and dictionaries of `Codable`
 /// values, other models (relationships), and optionals of each.
 @attached(member, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init),
-          named(_$observationRegistrar), named(_$access), named(_$withMutation))
+          named(_$observationRegistrar))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model() = #externalMacro(module: "StowageMacros", type: "ModelMacro")

@@ -1,46 +1,148 @@
 import SwiftDiagnostics
 import SwiftSyntax
 
-/// Every diagnostic the Stowage macros emit, with the fix each suggests.
-enum StowageDiagnostic: String, DiagnosticMessage {
-    case modelNotAClass
-    case letProperty
-    case missingTypeAnnotation
-    case unsupportedType
-    case propertyObservers
-    case lazyProperty
-    case uniqueOutsideModel
-    case indexOutsideModel
-    case missingGenericArgument
+/// Every diagnostic the Stowage macros emit. Each message says what is wrong and what to do; the fix-its
+/// that go with them are built next to the checks that emit them.
+struct StowageDiagnostic: DiagnosticMessage {
+    let id: String
+    let message: String
+    let severity: DiagnosticSeverity
 
-    var message: String {
-        switch self {
-        case .modelNotAClass:
-            return "@Model can only be applied to a class: models are reference types. Declare it as 'final class'."
-        case .letProperty:
-            return "@Model cannot persist a 'let' constant: stored properties of a model are tracked and must be 'var'. Change 'let' to 'var', or mark the property @Transient."
-        case .missingTypeAnnotation:
-            return "@Model needs the type of every stored property spelled out. Add a type annotation (for example ': Int'), or mark the property @Transient."
-        case .unsupportedType:
-            return "@Model cannot store a property of this type. Use a Codable type (a struct, an enum, an array or dictionary of Codable values) or another @Model class, or mark the property @Transient."
-        case .propertyObservers:
-            return "@Model does not support willSet/didSet on stored properties. Move the logic into a method, or mark the property @Transient."
-        case .lazyProperty:
-            return "@Model cannot persist a 'lazy' property. Remove 'lazy', or mark the property @Transient."
-        case .uniqueOutsideModel:
-            return "#Unique must be written inside the body of a @Model class."
-        case .indexOutsideModel:
-            return "#Index must be written inside the body of a @Model class."
-        case .missingGenericArgument:
-            return "Name the model type: #Unique<Model>([\\.property]) or #Index<Model>([\\.property])."
-        }
+    var diagnosticID: MessageID { MessageID(domain: "Stowage", id: id) }
+
+    private init(_ id: String, _ message: String, severity: DiagnosticSeverity = .error) {
+        self.id = id
+        self.message = message
+        self.severity = severity
     }
 
-    var diagnosticID: MessageID { MessageID(domain: "Stowage", id: rawValue) }
-    var severity: DiagnosticSeverity { .error }
+    // MARK: @Model
+
+    static func modelNotAClass(kind: String, name: String?) -> Self {
+        let declare = name.map { "Declare '\($0)' as a 'final class'" } ?? "Attach @Model to a 'final class'"
+        return Self(
+            "modelNotAClass",
+            "@Model can only be applied to a class, not \(kind): models are reference types that a context tracks. \(declare).")
+    }
+
+    static func letProperty(_ name: String) -> Self {
+        Self(
+            "letProperty",
+            "@Model cannot persist the constant '\(name)': every persisted property gets accessors, and a 'let' cannot have them. Declare it 'private(set) var' to keep it read-only outside the class, or 'var'.")
+    }
+
+    static func missingTypeAnnotation(_ name: String, suggested: String?) -> Self {
+        let example = "'\(name): \(suggested ?? "TypeName")'"
+        return Self(
+            "missingTypeAnnotation",
+            "@Model needs the type of '\(name)' written out to persist it. Add a type annotation, as in \(example), or mark the property @Transient.")
+    }
+
+    static func unsupportedType(_ name: String, type: String, reason: String) -> Self {
+        Self(
+            "unsupportedType",
+            "@Model cannot store '\(name)' of type '\(type)': \(reason). Use a Codable type (a struct, an enum, an array or dictionary of Codable values) or another @Model class, or mark the property @Transient.")
+    }
+
+    static func propertyObservers(_ name: String) -> Self {
+        Self(
+            "propertyObservers",
+            "@Model cannot persist '\(name)' because it has willSet/didSet observers, which cannot be combined with the accessors @Model generates. Move that code into a method that sets the property, or mark the property @Transient.")
+    }
+
+    static func lazyProperty(_ name: String) -> Self {
+        Self(
+            "lazyProperty",
+            "@Model cannot persist the lazy property '\(name)'. Mark it @Transient to keep it as a cache that is not stored, or remove 'lazy' to store it.")
+    }
+
+    static func multipleBindings(_ names: String) -> Self {
+        Self(
+            "multipleBindings",
+            "@Model persists properties declared one per 'var': declare \(names) each with its own 'var' and type annotation.")
+    }
+
+    static func transientWithoutDefault(_ name: String) -> Self {
+        Self(
+            "transientWithoutDefault",
+            "The @Transient property '\(name)' needs a default value: models fetched from a store are created without calling your initializers. Add a default value (as in '= 0'), or make its type optional.")
+    }
+
+    static func transientAndStored(_ name: String, other: String) -> Self {
+        Self(
+            "transientAndStored",
+            "'\(name)' is marked both @Transient and @\(other), but a transient property is not stored. Remove @\(other), or remove @Transient to store the property.")
+    }
+
+    static func relationshipOnValue(_ name: String, type: String) -> Self {
+        Self(
+            "relationshipOnValue",
+            "@Relationship applies to properties holding other models (such as 'Budget?' or '[Transaction]'), but '\(name)' has type '\(type)'. Remove @Relationship; use @Attribute to configure how a value is stored.")
+    }
+
+    static func toOneNotOptional(_ name: String, type: String) -> Self {
+        Self(
+            "toOneNotOptional",
+            "The to-one relationship '\(name)' must be optional: a model has no related model until one is set, and loses it when that model is deleted. Declare it '\(type)?'.")
+    }
+
+    // MARK: @Attribute, @Relationship, @Transient
+
+    static func markerOutsideModel(_ macro: String) -> Self {
+        Self(
+            "markerOutsideModel",
+            "@\(macro) has no effect here: it configures a stored property of a @Model class. Attach @Model to the class, or remove @\(macro).",
+            severity: .warning)
+    }
+
+    static func markerOnUnstoredProperty(_ macro: String, kind: String) -> Self {
+        Self(
+            "markerOnUnstoredProperty",
+            "@\(macro) has no effect on a \(kind) property: only stored instance properties are persisted. Remove @\(macro).",
+            severity: .warning)
+    }
+
+    // MARK: #Unique, #Index
+
+    static func missingGenericArgument(_ macro: String, model: String?) -> Self {
+        Self(
+            "missingGenericArgument",
+            "#\(macro) needs the model type as its generic argument: write '#\(macro)<\(model ?? "Model")>([\\.property])'.")
+    }
+
+    static func freestandingOutsideModel(_ macro: String) -> Self {
+        Self(
+            "freestandingOutsideModel",
+            "#\(macro) declares \(macro == "Unique" ? "uniqueness constraints" : "indexes") of a model, so it must be written in the body of a @Model class. Move it into the class.")
+    }
+
+    static func genericArgumentMismatch(_ macro: String, written: String, model: String) -> Self {
+        Self(
+            "genericArgumentMismatch",
+            "#\(macro)<\(written)> is written in the body of '\(model)' and applies to it: write '#\(macro)<\(model)>'.")
+    }
+
+    static func noKeyPaths(_ macro: String, model: String) -> Self {
+        Self(
+            "noKeyPaths",
+            "#\(macro) needs at least one array of key paths, as in '#\(macro)<\(model)>([\\.property])'.")
+    }
 }
 
+/// The message of a fix-it.
 struct StowageFixIt: FixItMessage {
     let message: String
     var fixItID: MessageID { MessageID(domain: "Stowage", id: message) }
+
+    init(_ message: String) { self.message = message }
+}
+
+extension FixIt {
+    /// A fix-it that replaces one token with source text (which may span several tokens, such as
+    /// `final class`), keeping the token's trivia.
+    static func replace(_ token: TokenSyntax, with text: String, message: String) -> FixIt {
+        let replacement = TokenSyntax.identifier(text).with(\.leadingTrivia, token.leadingTrivia)
+            .with(\.trailingTrivia, token.trailingTrivia)
+        return FixIt(message: StowageFixIt(message), changes: [.replace(oldNode: Syntax(token), newNode: Syntax(replacement))])
+    }
 }

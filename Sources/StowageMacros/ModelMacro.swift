@@ -57,19 +57,7 @@ extension ModelMacro: MemberMacro {
                 self._$backingData = backingData\(raw: storages.map { "\n    self.\($0) = nil" }.joined())
             }
             """,
-            "private let _$observationRegistrar = Observation.ObservationRegistrar()",
-            """
-            public nonisolated func _$access<_Member>(keyPath: Swift.KeyPath<\(raw: typeName), _Member>) {
-                _$observationRegistrar.access(self, keyPath: keyPath)
-            }
-            """,
-            """
-            public nonisolated func _$withMutation<_Member, _Result>(
-                keyPath: Swift.KeyPath<\(raw: typeName), _Member>, _ body: () throws -> _Result
-            ) rethrows -> _Result {
-                try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, body)
-            }
-            """,
+            "public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()",
         ]
     }
 

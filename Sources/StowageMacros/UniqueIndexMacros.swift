@@ -3,31 +3,63 @@ import SwiftSyntax
 import SwiftSyntaxMacros
 
 /// `#Unique<Model>([\.a], [\.b, \.c])`: uniqueness constraints over one or several properties, declared
-/// in the body of a `@Model` class (SwiftData, iOS 18).
+/// in the body of a `@Model` class (SwiftData, iOS 18). Expands to `_$uniqueConstraints`.
 public enum UniqueMacro: DeclarationMacro {
     public static func expansion(
         of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        keyPathGroups(node, member: "_$uniqueConstraints", in: context)
+        keyPathGroups(node, macro: "Unique", member: "_$uniqueConstraints", in: context)
     }
 }
 
 /// `#Index<Model>([\.a], [\.b, \.c])`: indexes over one or several properties (SwiftData, iOS 18).
+/// Expands to `_$indices`.
 public enum IndexMacro: DeclarationMacro {
     public static func expansion(
         of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        keyPathGroups(node, member: "_$indices", in: context)
+        keyPathGroups(node, macro: "Index", member: "_$indices", in: context)
     }
 }
 
 private func keyPathGroups(
-    _ node: some FreestandingMacroExpansionSyntax, member: String, in context: some MacroExpansionContext
+    _ node: some FreestandingMacroExpansionSyntax, macro: String, member: String, in context: some MacroExpansionContext
 ) -> [DeclSyntax] {
+    let enclosing = context.lexicalContext.first?.as(ClassDeclSyntax.self)
+    guard let enclosing, Syntax(enclosing).isModelClass else {
+        context.diagnose(Diagnostic(node: Syntax(node), message: StowageDiagnostic.freestandingOutsideModel(macro)))
+        return []
+    }
+    let modelName = enclosing.name.text
     guard let model = node.genericArgumentClause?.arguments.first?.argument else {
-        context.diagnose(Diagnostic(node: Syntax(node), message: StowageDiagnostic.missingGenericArgument))
+        let end = node.macroName.endPositionBeforeTrailingTrivia
+        context.diagnose(Diagnostic(
+            node: Syntax(node), message: StowageDiagnostic.missingGenericArgument(macro, model: modelName),
+            fixIts: [FixIt(
+                message: StowageFixIt("Insert '<\(modelName)>'"),
+                changes: [.replaceText(range: end..<end, with: "<\(modelName)>", in: Syntax(node.macroName))])]))
+        return []
+    }
+    let writtenName = model.trimmedDescription
+    let lastComponent = writtenName.split(separator: ".").last.map(String.init) ?? writtenName
+    if lastComponent != modelName, writtenName != "Self" {
+        context.diagnose(Diagnostic(
+            node: Syntax(model),
+            message: StowageDiagnostic.genericArgumentMismatch(macro, written: writtenName, model: modelName),
+            fixIts: [FixIt(
+                message: StowageFixIt("Replace '\(writtenName)' with '\(modelName)'"),
+                changes: [.replace(oldNode: Syntax(model), newNode: Syntax(TokenSyntax.identifier(modelName)))])]))
+        return []
+    }
+    guard !node.arguments.isEmpty else {
+        context.diagnose(Diagnostic(node: Syntax(node), message: StowageDiagnostic.noKeyPaths(macro, model: modelName)))
         return []
     }
     let groups = node.arguments.map(\.expression.trimmedDescription).joined(separator: ", ")
-    return ["public static var \(raw: member): [[PartialKeyPath<\(model.trimmed)>]] { [\(raw: groups)] }"]
+    return ["""
+        public static var \(raw: member): [[Swift.AnyKeyPath]] {
+            let groups: [[Swift.PartialKeyPath<\(model.trimmed)>]] = [\(raw: groups)]
+            return groups
+        }
+        """]
 }

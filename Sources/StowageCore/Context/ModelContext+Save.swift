@@ -12,7 +12,11 @@ extension ModelContext {
     ///   is written and the context keeps all its changes.
     public func save() throws {
         processInbox()
-        if let error = pendingErrors.first { throw error }
+        if let error = pendingErrors.first {
+            // Reported once: the misused models were never registered, so the next save can proceed.
+            pendingErrors = []
+            throw error
+        }
         guard hasChanges else { return }
         guard container.allowsSave else {
             throw StowageError(

@@ -154,6 +154,13 @@ public final class ModelContext {
         guard data.context === self else { return }
         switch data.state {
         case .inserted:
+            // An unsaved model leaves the graph: the models it was related to forget it.
+            if let entity = data.entity {
+                for relationship in entity.relationshipList {
+                    guard let inverse = relationship.inverse, let accessor = relationship.accessor, accessor.isLoaded(model) else { continue }
+                    for related in accessor.related(model) { RelationshipGraph.unlink(model, from: related, through: inverse) }
+                }
+            }
             inserted.remove(model)
             data.state = .detached
             data.context = nil
@@ -197,7 +204,7 @@ public final class ModelContext {
             data.snapshot[index] = snapshot(of: entity.properties[index], in: model)
             data.changedProperties.insert(index)
         }
-        if changed.insert(model) { noteChange() }
+        if data.state == .persisted, changed.insert(model) { noteChange() }
     }
 
     func insertedModelDidChange() { noteChange() }

@@ -21,7 +21,7 @@ public struct StowageError: Error, CustomStringConvertible, @unchecked Sendable 
 
         /// The store file cannot be created or opened (unwritable directory, missing permissions).
         public static let storeOpenFailed = Code("storeOpenFailed")
-        /// The file exists but is not an SQLite database.
+        /// The file exists but is not an SQLite database, or a damaged one.
         public static let notADatabase = Code("notADatabase")
         /// The store's tables differ from the models and no migration plan says how to get there.
         public static let schemaMismatch = Code("schemaMismatch")

@@ -17,6 +17,13 @@ extension ModelBackingData {
         relationshipWillChange(model, storage: storage, to: newValue)
     }
 
+    /// Called by the generated setter of an optional to-many relationship (`[T]?`).
+    public func willSet<Model: PersistentModel, Destination: PersistentModel>(
+        _ model: Model, _ storage: ReferenceWritableKeyPath<Model, [Destination]??>, to newValue: [Destination]?
+    ) {
+        relationshipWillChange(model, storage: storage, to: newValue ?? [])
+    }
+
     private func relationshipWillChange<Model: PersistentModel>(_ model: Model, storage: AnyKeyPath, to newObjects: [AnyObject]) {
         let entity = self.entity ?? Schema.standaloneEntity(for: Model.self)
         guard let index = entity.propertyIndex(for: storage), let relationship = entity.properties[index] as? Schema.Relationship,
@@ -57,9 +64,11 @@ enum RelationshipGraph {
     static func trackChange(of relationship: Schema.Relationship, in model: AnyObject) {
         let data = (model as! any PersistentModel).persistentBackingData
         switch data.state {
-        case .persisted: data.context?.relationshipWillChange(model as! any PersistentModel, data, relationship: relationship)
+        case .persisted, .deleted:
+            // A model pending deletion is tracked too, so that rollback restores what changed meanwhile.
+            data.context?.relationshipWillChange(model as! any PersistentModel, data, relationship: relationship)
         case .inserted: data.context?.insertedModelDidChange()
-        case .detached, .deleted, .removed: break
+        case .detached, .removed: break
         }
     }
 

@@ -19,7 +19,10 @@ public final class ModelBackingData {
         case removed
     }
 
-    weak var context: ModelContext?
+    /// The context holding the model. Strong: a model keeps its context alive, so that
+    /// `try ModelContext(container).fetch(...)` returns models whose lazy properties still load. The
+    /// context refers to unchanged models without retaining them, so there is no cycle for them.
+    var context: ModelContext?
     var entity: Schema.Entity?
     var key: PersistentIdentifier.Key?
     var storeIdentifier: String?
@@ -76,9 +79,9 @@ public final class ModelBackingData {
         _ model: Model, _ storage: ReferenceWritableKeyPath<Model, Value?>, to newValue: Value
     ) {
         switch state {
-        case .persisted: context?.propertyWillChange(model, self, storage: storage)
+        case .persisted, .deleted: context?.propertyWillChange(model, self, storage: storage)
         case .inserted: context?.insertedModelDidChange()
-        case .detached, .deleted, .removed: break
+        case .detached, .removed: break
         }
     }
 

@@ -68,8 +68,8 @@ extension Schema {
                 keyPaths.compactMap { byKeyPath[$0].map { properties[$0].name } }
             }
             self.uniquenessConstraints = attributes.filter(\.isUnique).map { [$0.name] }
-                + modelType._$anyUniqueConstraints.map(names).filter { !$0.isEmpty }
-            self.indices = modelType._$anyIndices.map(names).filter { !$0.isEmpty }
+                + modelType._$uniqueConstraints.map(names).filter { !$0.isEmpty }
+            self.indices = modelType._$indices.map(names).filter { !$0.isEmpty }
             for relationship in relationships { relationship.entity = self }
         }
 
@@ -165,10 +165,29 @@ extension Schema {
                     accessor: ToManyAccessor(keyPath: keyPath, storage: storage))
             }
         }
+
+        /// A to-many relationship declared optional, as CloudKit-synced SwiftData models do:
+        /// `var transactions: [Transaction]? = []`. Stored exactly like a non-optional one; `nil` reads
+        /// back as empty.
+        public init<Root: PersistentModel, Destination: PersistentModel>(
+            name: String, keyPath: ReferenceWritableKeyPath<Root, [Destination]?>,
+            storage: ReferenceWritableKeyPath<Root, [Destination]??>, defaultValue: [Destination]?? = nil,
+            metadata: Relationship? = nil
+        ) {
+            self.name = name
+            self.keyPath = keyPath
+            self.defaultValue = nil
+            self.metadata = metadata
+            self.storageKeyPath = storage
+            self.makeProperty = {
+                Relationship(
+                    name: name, declared: metadata, keyPath: keyPath, isToOne: false, isOptional: true,
+                    valueType: [Destination]?.self, destinationType: Destination.self,
+                    accessor: OptionalToManyAccessor(keyPath: keyPath, storage: storage))
+            }
+        }
     }
 }
 
 extension PersistentModel {
-    static var _$anyUniqueConstraints: [[AnyKeyPath]] { _$uniqueConstraints.map { $0.map { $0 as AnyKeyPath } } }
-    static var _$anyIndices: [[AnyKeyPath]] { _$indices.map { $0.map { $0 as AnyKeyPath } } }
 }

@@ -211,3 +211,34 @@ final class ToManyAccessor<Root: PersistentModel, Destination: PersistentModel>:
         root(model)[keyPath: storage] = objects.map { unsafeDowncast($0, to: Destination.self) }
     }
 }
+
+final class OptionalToManyAccessor<Root: PersistentModel, Destination: PersistentModel>: RelationshipAccessor {
+    let keyPath: KeyPath<Root, [Destination]?>
+    let storage: ReferenceWritableKeyPath<Root, [Destination]??>
+
+    init(keyPath: KeyPath<Root, [Destination]?>, storage: ReferenceWritableKeyPath<Root, [Destination]??>) {
+        self.keyPath = keyPath
+        self.storage = storage
+    }
+
+    @inline(__always) private func root(_ model: AnyObject) -> Root { unsafeDowncast(model, to: Root.self) }
+    func isLoaded(_ model: AnyObject) -> Bool { root(model)[keyPath: storage] != nil }
+    func unload(_ model: AnyObject) { root(model)[keyPath: storage] = nil }
+    func snapshot(_ model: AnyObject) -> Any { root(model)[keyPath: storage] as Any }
+    func restore(_ snapshot: Any, into model: AnyObject) {
+        let object = root(model)
+        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as? [Destination]?? ?? nil }
+    }
+    func related(_ model: AnyObject) -> [AnyObject] {
+        guard case .some(.some(let value)) = root(model)[keyPath: storage] else { return [] }
+        return value
+    }
+    func setRelated(_ objects: [AnyObject], in model: AnyObject) {
+        let object = root(model)
+        let value = objects.map { unsafeDowncast($0, to: Destination.self) }
+        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = .some(value) }
+    }
+    func load(_ objects: [AnyObject], into model: AnyObject) {
+        root(model)[keyPath: storage] = .some(objects.map { unsafeDowncast($0, to: Destination.self) })
+    }
+}

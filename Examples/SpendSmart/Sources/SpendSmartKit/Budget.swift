@@ -1,1 +1,38 @@
 import Stowage
+
+// The model from the SpendSmart article, written exactly as its SwiftData version, with
+// `import Stowage` in place of `import SwiftData`.
+
+@Model
+final class Budget {
+
+    var name: String
+    var limit: Double
+
+    init(name: String, limit: Double) {
+        self.name = name
+        self.limit = limit
+    }
+
+    static var all: FetchDescriptor<Budget> {
+        FetchDescriptor(sortBy: [SortDescriptor(\Budget.name, order: .reverse)])
+    }
+}
+
+// The app's other queries live next to the article's `all`, as the article recommends for queries
+// reused across the app.
+extension Budget {
+    /// The budgets whose limit is over `amount`, largest limit first.
+    ///
+    /// The predicate runs in SQLite (`WHERE "limit" > ?`, `amount` bound as a parameter).
+    static func over(_ amount: Double) -> FetchDescriptor<Budget> {
+        FetchDescriptor(
+            predicate: #Predicate { $0.limit > amount },
+            sortBy: [SortDescriptor(\Budget.limit, order: .reverse), SortDescriptor(\Budget.name)])
+    }
+
+    /// The budgets called exactly `name`.
+    static func named(_ name: String) -> FetchDescriptor<Budget> {
+        FetchDescriptor(predicate: #Predicate { $0.name == name })
+    }
+}

@@ -1,1 +1,4 @@
+import Foundation
 import SpendSmartKit
+
+exit(SpendSmart.run(Array(CommandLine.arguments.dropFirst())))

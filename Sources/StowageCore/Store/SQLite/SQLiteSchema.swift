@@ -27,7 +27,8 @@ enum SQLiteSchema {
             for relationship in entity.foreignKeyRelationships {
                 definitions += foreignKeyColumns(relationship)
             }
-            for group in entity.uniquenessConstraints where group.count > 1 {
+            let uniqueColumns = Set(entity.columnAttributes.filter(\.isUnique).map(\.name))
+            for group in entity.uniquenessConstraints where group.count > 1 || !uniqueColumns.contains(group[0]) {
                 definitions.append("UNIQUE(\(group.map(SQLiteSQL.quote).joined(separator: ", ")))")
             }
             statements.append("CREATE TABLE \(SQLiteSQL.quote(entity.name)) (\(definitions.joined(separator: ", ")))")
@@ -51,7 +52,8 @@ enum SQLiteSchema {
         for entity in schema.entities {
             for relationship in entity.relationshipList {
                 guard case .joinTable(let table, let own, let other, let ownPosition, let otherPosition) = relationship.storage,
-                      let destination = relationship.destinationEntity, joinTables.insert(table).inserted
+                      let destination = relationship.destinationEntity, table.hasPrefix(entity.name + "_"),
+                      joinTables.insert(table).inserted
                 else { continue }
                 let q = SQLiteSQL.quote
                 let reference = { (entity: Schema.Entity) in

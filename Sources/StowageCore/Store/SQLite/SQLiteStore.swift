@@ -142,9 +142,15 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     private static func openError(_ error: any Error, path: String) -> StowageError {
         if let error = error as? StowageError { return error }
         if let error = error as? DatabaseError {
-            let code: StowageError.Code = error.resultCode == .SQLITE_NOTADB ? .notADatabase : .storeOpenFailed
+            let reason = error.message ?? "\(error)"
+            if error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
+                return StowageError(
+                    .notADatabase,
+                    "The file \(path) is not a valid SQLite database (\(reason)). Move it away or choose another URL; Stowage did not modify it.",
+                    sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
+            }
             return StowageError(
-                code, "Cannot open the store at \(path): \(error.message ?? "\(error)")",
+                .storeOpenFailed, "Cannot open the store at \(path): \(reason)",
                 sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
         }
         return StowageError(.storeOpenFailed, "Cannot open the store at \(path): \(error)", underlying: error)

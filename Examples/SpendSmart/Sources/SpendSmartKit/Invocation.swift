@@ -1,0 +1,124 @@
+/// What the user asked for on the command line: a command and, optionally, a store file.
+struct Invocation: Equatable {
+    /// A SpendSmart command with its arguments.
+    enum Command: Equatable {
+        case add(name: String, limit: Double)
+        case list
+        case over(Double)
+        case rename(from: String, to: String)
+        case delete(name: String)
+        case demo
+        case help
+    }
+
+    /// The store file given with `--store`, or `nil` for `./spendsmart.store`.
+    var storePath: String?
+    var command: Command
+
+    static let usage = """
+        SpendSmart: budgets kept in an embedded SQLite store, with Stowage.
+
+        Usage: spendsmart [--store PATH] <command> [arguments]
+
+        Commands:
+          add <name> <limit>   Create a budget (limit: a positive number, like 500 or 1250.50)
+          list                 Show every budget
+          over <amount>        Show the budgets whose limit is over <amount>
+          rename <old> <new>   Rename a budget
+          delete <name>        Delete a budget
+          demo                 Walk through create, list, filter, rename and delete
+          help                 Show this help
+
+        Options:
+          --store PATH         The store file (default: ./spendsmart.store)
+
+        Quote names with spaces: spendsmart add "Summer Trip" 2000
+        STOWAGE_SQL_DEBUG=1 logs every SQL statement; 2 adds the bound values.
+        Exit status: 0 on success, 1 when an operation fails, 64 for a usage error.
+        """
+}
+
+extension Invocation {
+    /// Parses the arguments that follow the program name.
+    ///
+    /// `--store PATH` (or `--store=PATH`) may appear anywhere; `--` ends the options, so a budget name
+    /// may start with `-`. No arguments, `help`, `-h` and `--help` ask for the help text.
+    ///
+    /// - Throws: ``SpendSmartError`` `.usage` for an unknown command or option or a wrong number of
+    ///   arguments, `.invalidAmount` for an amount that is not a number.
+    init(parsing arguments: [String]) throws {
+        var storePath: String?
+        var positional: [String] = []
+        var remaining = arguments[...]
+        var wantsHelp = false
+        while let argument = remaining.popFirst() {
+            if argument == "--" {
+                positional.append(contentsOf: remaining)
+                break
+            } else if argument == "--store" {
+                guard let path = remaining.popFirst(), !path.isEmpty else {
+                    throw SpendSmartError(.usage, "--store needs a file path: spendsmart --store PATH <command>.")
+                }
+                storePath = path
+            } else if argument.hasPrefix("--store=") {
+                let path = String(argument.dropFirst("--store=".count))
+                guard !path.isEmpty else {
+                    throw SpendSmartError(.usage, "--store needs a file path: spendsmart --store PATH <command>.")
+                }
+                storePath = path
+            } else if argument == "-h" || argument == "--help" {
+                wantsHelp = true
+            } else if argument.hasPrefix("-"), argument.count > 1, Amount.parse(argument) == nil {
+                throw SpendSmartError(.usage, "unknown option \(argument). Run \"spendsmart help\" for the options.")
+            } else {
+                positional.append(argument)
+            }
+        }
+        self.storePath = storePath
+        guard !wantsHelp, let name = positional.first else {
+            command = .help
+            return
+        }
+        command = try Self.command(name, Array(positional.dropFirst()))
+    }
+
+    private static func command(_ name: String, _ arguments: [String]) throws -> Command {
+        func expect(_ count: Int, _ synopsis: String) throws {
+            guard arguments.count == count else {
+                throw SpendSmartError(
+                    .usage, "\(name) takes \(count == 0 ? "no" : String(count)) argument\(count == 1 ? "" : "s"), got \(arguments.count). Usage: spendsmart \(synopsis)")
+            }
+        }
+        switch name {
+        case "add":
+            try expect(2, "add <name> <limit>")
+            return .add(name: arguments[0], limit: try amount(arguments[1], "limit"))
+        case "list":
+            try expect(0, "list")
+            return .list
+        case "over":
+            try expect(1, "over <amount>")
+            return .over(try amount(arguments[0], "amount"))
+        case "rename":
+            try expect(2, "rename <old> <new>")
+            return .rename(from: arguments[0], to: arguments[1])
+        case "delete":
+            try expect(1, "delete <name>")
+            return .delete(name: arguments[0])
+        case "demo":
+            try expect(0, "demo")
+            return .demo
+        case "help":
+            return .help
+        default:
+            throw SpendSmartError(.usage, "unknown command \"\(name)\". Run \"spendsmart help\" for the commands.")
+        }
+    }
+
+    private static func amount(_ text: String, _ role: String) throws -> Double {
+        guard let value = Amount.parse(text) else {
+            throw SpendSmartError(.invalidAmount, "\"\(text)\" is not a valid \(role): write a number such as 500 or 1250.50.")
+        }
+        return value
+    }
+}

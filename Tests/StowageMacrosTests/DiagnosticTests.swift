@@ -1,0 +1,693 @@
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+/// Misuse of the macros: each diagnostic, where it points, and what its fix-its do to the source.
+@Suite struct ModelDiagnosticTests {
+    @Test func modelOnAStruct() {
+        assertExpansion(
+            #"""
+            @Model
+            struct Budget {
+                var name: String
+            }
+            """#,
+            expandedSource: #"""
+            struct Budget {
+                var name: String
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"@Model can only be applied to a class, not a struct: models are reference types that a context tracks. Declare 'Budget' as a 'final class'."#,
+                    line: 2, column: 1, fixIts: [FixItSpec(message: "Replace 'struct' with 'final class'")]),
+            ],
+            fixedSource: #"""
+            @Model
+            final class Budget {
+                var name: String
+            }
+            """#)
+    }
+
+    @Test func modelOnAnEnum() {
+        assertExpansion(
+            #"""
+            @Model enum Kind {
+                case a
+            }
+            """#,
+            expandedSource: #"""
+            enum Kind {
+                case a
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"@Model can only be applied to a class, not an enum: models are reference types that a context tracks. Declare 'Kind' as a 'final class'."#,
+                    line: 1, column: 8, fixIts: [FixItSpec(message: "Replace 'enum' with 'final class'")]),
+            ],
+            fixedSource: #"""
+            @Model final class Kind {
+                case a
+            }
+            """#)
+    }
+
+    @Test func modelOnAnActor() {
+        assertExpansion(
+            #"""
+            @Model
+            public actor Ledger {
+                var total: Double = 0
+            }
+            """#,
+            expandedSource: #"""
+            public actor Ledger {
+                var total: Double = 0
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"@Model can only be applied to a class, not an actor: models are reference types that a context tracks. Declare 'Ledger' as a 'final class'."#,
+                    line: 2, column: 8, fixIts: [FixItSpec(message: "Replace 'actor' with 'final class'")]),
+            ],
+            fixedSource: #"""
+            @Model
+            public final class Ledger {
+                var total: Double = 0
+            }
+            """#)
+    }
+
+    @Test func letProperty() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Recipe {
+                let name: String
+                private let secret: String
+            }
+            """#,
+            expandedSource: #"""
+            final class Recipe {
+                let name: String
+                private let secret: String
+
+                private var _$backingData = Stowage.ModelBackingData()
+
+                public var persistentBackingData: Stowage.ModelBackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    []
+                }
+
+                public init(backingData: Stowage.ModelBackingData) {
+                    self._$backingData = backingData
+                }
+
+                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+            }
+
+            extension Recipe: Stowage.PersistentModel {
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"@Model cannot persist the constant 'name': every persisted property gets accessors, and a 'let' cannot have them. Declare it 'private(set) var' to keep it read-only outside the class, or 'var'."#,
+                    line: 3, column: 5, fixIts: [FixItSpec(message: "Replace 'let' with 'private(set) var'"), FixItSpec(message: "Replace 'let' with 'var'")]),
+                DiagnosticSpec(
+                    message: #"@Model cannot persist the constant 'secret': every persisted property gets accessors, and a 'let' cannot have them. Declare it 'private(set) var' to keep it read-only outside the class, or 'var'."#,
+                    line: 4, column: 13, fixIts: [FixItSpec(message: "Replace 'let' with 'var'")]),
+            ],
+            fixedSource: #"""
+            @Model
+            final class Recipe {
+                private(set) var name: String
+                private var secret: String
+            }
+            """#)
+    }
+
+    @Test func missingTypeAnnotation() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Counter {
+                var count = 0
+                var created = Date()
+                var helper = makeHelper()
+            }
+            """#,
+            expandedSource: #"""
+            final class Counter {
+                var count = 0
+                var created = Date()
+                var helper = makeHelper()
+
+                private var _$backingData = Stowage.ModelBackingData()
+
+                public var persistentBackingData: Stowage.ModelBackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    []
+                }
+
+                public init(backingData: Stowage.ModelBackingData) {
+                    self._$backingData = backingData
+                }
+
+                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+            }
+
+            extension Counter: Stowage.PersistentModel {
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"@Model needs the type of 'count' written out to persist it. Add a type annotation, as in 'count: Int', or mark the property @Transient."#,
+                    line: 3, column: 9, fixIts: [FixItSpec(message: "Add the type annotation ': Int'")]),
+                DiagnosticSpec(
+                    message: #"@Model needs the type of 'created' written out to persist it. Add a type annotation, as in 'created: Date', or mark the property @Transient."#,
+                    line: 4, column: 9, fixIts: [FixItSpec(message: "Add the type annotation ': Date'")]),
+                DiagnosticSpec(
+                    message: #"@Model needs the type of 'helper' written out to persist it. Add a type annotation, as in 'helper: TypeName', or mark the property @Transient."#,
+                    line: 5, column: 9, fixIts: []),
+            ],
+            fixedSource: #"""
+            @Model
+            final class Counter {
+                var count: Int = 0
+                var created: Date = Date()
+                var helper = makeHelper()
+            }
+            """#)
+    }
+
+    @Test func unsupportedTypes() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Widget {
+                var onChange: () -> Void
+                var handler: (() -> Void)?
+                var point: (x: Int, y: Int)
+                var value: Any
+                var kind: Any.Type
+                var shape: any Shape
+                var both: Codable & Hashable
+                var info: [String: Any] = [:]
+                var opaque: some Codable
+            }
+            """#,
+            expandedSource: #"""
+            final class Widget {
+                var onChange: () -> Void
+                var handler: (() -> Void)?
+                var point: (x: Int, y: Int)
+                var value: Any
+                var kind: Any.Type
+                var shape: any Shape
+                var both: Codable & Hashable
+                var info: [String: Any] = [:]
+                var opaque: some Codable
+
+                private var _$backingData = Stowage.ModelBackingData()
+
+                public var persistentBackingData: Stowage.ModelBackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    []
+                }
+
+                public init(backingData: Stowage.ModelBackingData) {
+                    self._$backingData = backingData
+                }
+
+                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+            }
+
+            extension Widget: Stowage.PersistentModel {
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"@Model cannot store 'onChange' of type '() -> Void': a closure cannot be stored. Use a Codable type (a struct, an enum, an array or dictionary of Codable values) or another @Model class, or mark the property @Transient."#,
+                    line: 3, column: 19, fixIts: []),
+                DiagnosticSpec(
+                    message: #"@Model cannot store 'handler' of type '(() -> Void)?': a closure cannot be stored. Use a Codable type (a struct, an enum, an array or dictionary of Codable values) or another @Model class, or mark the property @Transient."#,
+                    line: 4, column: 19, fixIts: [FixItSpec(message: "Mark 'handler' @Transient")]),
+                DiagnosticSpec(
+                    message: #"@Model cannot store 'point' of type '(x: Int, y: Int)': a tuple is not Codable; declare a Codable struct instead. Use a Codable type (a struct, an enum, an array or dictionary of Codable values) or another @Model class, or mark the property @Transient."#,
+                    line: 5, column: 16, fixIts: []),
+                DiagnosticSpec(
+                    message: #"@Model cannot store 'value' of type 'Any': the concrete type of an existential is unknown when the value is read back. Use a Codable type (a struct, an enum, an array or dictionary of Codable values) or another @Model class, or mark the property @Transient."#,
+                    line: 6, column: 16, fixIts: []),
+                DiagnosticSpec(
+                    message: #"@Model cannot store 'kind' of type 'Any.Type': a metatype cannot be stored. Use a Codable type (a struct, an enum, an array or dictionary of Codable values) or another @Model class, or mark the property @Transient."#,
+                    line: 7, column: 15, fixIts: []),
+                DiagnosticSpec(
+                    message: #"@Model cannot store 'shape' of type 'any Shape': the concrete type of an existential is unknown when the value is read back. Use a Codable type (a struct, an enum, an array or dictionary of Codable values) or another @Model class, or mark the property @Transient."#,
+                    line: 8, column: 16, fixIts: []),
+                DiagnosticSpec(
+                    message: #"@Model cannot store 'both' of type 'Codable & Hashable': the concrete type of an existential is unknown when the value is read back. Use a Codable type (a struct, an enum, an array or dictionary of Codable values) or another @Model class, or mark the property @Transient."#,
+                    line: 9, column: 15, fixIts: []),
+                DiagnosticSpec(
+                    message: #"@Model cannot store 'info' of type '[String: Any]': the concrete type of an existential is unknown when the value is read back. Use a Codable type (a struct, an enum, an array or dictionary of Codable values) or another @Model class, or mark the property @Transient."#,
+                    line: 10, column: 24, fixIts: [FixItSpec(message: "Mark 'info' @Transient")]),
+                DiagnosticSpec(
+                    message: #"@Model cannot store 'opaque' of type 'some Codable': an opaque type cannot be stored. Use a Codable type (a struct, an enum, an array or dictionary of Codable values) or another @Model class, or mark the property @Transient."#,
+                    line: 11, column: 17, fixIts: []),
+            ],
+            fixedSource: #"""
+            @Model
+            final class Widget {
+                var onChange: () -> Void
+                @Transient var handler: (() -> Void)?
+                var point: (x: Int, y: Int)
+                var value: Any
+                var kind: Any.Type
+                var shape: any Shape
+                var both: Codable & Hashable
+                @Transient var info: [String: Any] = [:]
+                var opaque: some Codable
+            }
+            """#)
+    }
+
+    @Test func propertyObserversAndLazy() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Budget {
+                var name: String = "" {
+                    didSet { print(name) }
+                }
+                lazy var summary: String = "\(name)"
+            }
+            """#,
+            expandedSource: #"""
+            final class Budget {
+                var name: String = "" {
+                    didSet { print(name) }
+                }
+                lazy var summary: String = "\(name)"
+
+                private var _$backingData = Stowage.ModelBackingData()
+
+                public var persistentBackingData: Stowage.ModelBackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    []
+                }
+
+                public init(backingData: Stowage.ModelBackingData) {
+                    self._$backingData = backingData
+                }
+
+                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+            }
+
+            extension Budget: Stowage.PersistentModel {
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"@Model cannot persist 'name' because it has willSet/didSet observers, which cannot be combined with the accessors @Model generates. Move that code into a method that sets the property, or mark the property @Transient."#,
+                    line: 3, column: 9, fixIts: [FixItSpec(message: "Mark 'name' @Transient")]),
+                DiagnosticSpec(
+                    message: #"@Model cannot persist the lazy property 'summary'. Mark it @Transient to keep it as a cache that is not stored, or remove 'lazy' to store it."#,
+                    line: 6, column: 5, fixIts: [FixItSpec(message: "Mark 'summary' @Transient"), FixItSpec(message: "Remove 'lazy'")]),
+            ],
+            fixedSource: #"""
+            @Model
+            final class Budget {
+                @Transient var name: String = "" {
+                    didSet { print(name) }
+                }
+                @Transient lazy var summary: String = "\(name)"
+            }
+            """#)
+    }
+
+    @Test func severalPropertiesInOneDeclaration() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Point {
+                var x, y: Double
+            }
+            """#,
+            expandedSource: #"""
+            final class Point {
+                var x, y: Double
+
+                private var _$backingData = Stowage.ModelBackingData()
+
+                public var persistentBackingData: Stowage.ModelBackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    []
+                }
+
+                public init(backingData: Stowage.ModelBackingData) {
+                    self._$backingData = backingData
+                }
+
+                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+            }
+
+            extension Point: Stowage.PersistentModel {
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"@Model persists properties declared one per 'var': declare 'x', 'y' each with its own 'var' and type annotation."#,
+                    line: 3, column: 9, fixIts: []),
+            ])
+    }
+
+    @Test func transientProblems() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Budget {
+                @Transient var scratch: [String]
+                @Transient var note: String?
+                @Transient @Attribute(.unique) var flag: Bool = false
+            }
+            """#,
+            expandedSource: #"""
+            final class Budget {
+                var scratch: [String]
+                var note: String?
+                var flag: Bool = false
+
+                private var _$backingData = Stowage.ModelBackingData()
+
+                public var persistentBackingData: Stowage.ModelBackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    []
+                }
+
+                public init(backingData: Stowage.ModelBackingData) {
+                    self._$backingData = backingData
+                }
+
+                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+            }
+
+            extension Budget: Stowage.PersistentModel {
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"The @Transient property 'scratch' needs a default value: models fetched from a store are created without calling your initializers. Add a default value (as in '= 0'), or make its type optional."#,
+                    line: 3, column: 20, fixIts: []),
+                DiagnosticSpec(
+                    message: #"'flag' is marked both @Transient and @Attribute, but a transient property is not stored. Remove @Attribute, or remove @Transient to store the property."#,
+                    line: 5, column: 16, fixIts: [FixItSpec(message: "Remove '@Attribute'")]),
+            ],
+            fixedSource: #"""
+            @Model
+            final class Budget {
+                @Transient var scratch: [String]
+                @Transient var note: String?
+                @Transient var flag: Bool = false
+            }
+            """#)
+    }
+
+    @Test func relationshipOnAValueOrANonOptionalModel() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Transaction {
+                @Relationship(deleteRule: .cascade) var note: String
+                @Relationship(inverse: \Budget.transactions) var budget: Budget
+            }
+            """#,
+            expandedSource: #"""
+            final class Transaction {
+                var note: String
+                var budget: Budget
+
+                private var _$backingData = Stowage.ModelBackingData()
+
+                public var persistentBackingData: Stowage.ModelBackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    []
+                }
+
+                public init(backingData: Stowage.ModelBackingData) {
+                    self._$backingData = backingData
+                }
+
+                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+            }
+
+            extension Transaction: Stowage.PersistentModel {
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"@Relationship applies to properties holding other models (such as 'Budget?' or '[Transaction]'), but 'note' has type 'String'. Remove @Relationship; use @Attribute to configure how a value is stored."#,
+                    line: 3, column: 5, fixIts: [FixItSpec(message: "Remove '@Relationship'")]),
+                DiagnosticSpec(
+                    message: #"The to-one relationship 'budget' must be optional: a model has no related model until one is set, and loses it when that model is deleted. Declare it 'Budget?'."#,
+                    line: 4, column: 62, fixIts: [FixItSpec(message: "Make the type 'Budget?'")]),
+            ],
+            fixedSource: #"""
+            @Model
+            final class Transaction {
+                var note: String
+                @Relationship(inverse: \Budget.transactions) var budget: Budget?
+            }
+            """#)
+    }
+}
+
+@Suite struct MarkerDiagnosticTests {
+    @Test func attributeOutsideAModel() {
+        assertExpansion(
+            #"""
+            final class Plain {
+                @Attribute(.unique) var name: String = ""
+                @Transient var cache: Int = 0
+            }
+            """#,
+            expandedSource: #"""
+            final class Plain {
+                var name: String = ""
+                var cache: Int = 0
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"@Attribute has no effect here: it configures a stored property of a @Model class. Attach @Model to the class, or remove @Attribute."#,
+                    line: 2, column: 5, severity: .warning, fixIts: [FixItSpec(message: "Remove '@Attribute'")]),
+                DiagnosticSpec(
+                    message: #"@Transient has no effect here: it configures a stored property of a @Model class. Attach @Model to the class, or remove @Transient."#,
+                    line: 3, column: 5, severity: .warning, fixIts: [FixItSpec(message: "Remove '@Transient'")]),
+            ],
+            fixedSource: #"""
+            final class Plain {
+                var name: String = ""
+                var cache: Int = 0
+            }
+            """#)
+    }
+
+    @Test func attributeOnComputedOrStaticProperty() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Budget {
+                @Attribute(.unique) var total: Double { 0 }
+                @Relationship static var shared: [Budget] = []
+            }
+            """#,
+            unexpanded: ["Model"],
+            expandedSource: #"""
+            @Model
+            final class Budget {
+                var total: Double { 0 }
+                static var shared: [Budget] = []
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"@Attribute has no effect on a computed property: only stored instance properties are persisted. Remove @Attribute."#,
+                    line: 3, column: 5, severity: .warning, fixIts: [FixItSpec(message: "Remove '@Attribute'")]),
+                DiagnosticSpec(
+                    message: #"@Relationship has no effect on a static property: only stored instance properties are persisted. Remove @Relationship."#,
+                    line: 4, column: 5, severity: .warning, fixIts: [FixItSpec(message: "Remove '@Relationship'")]),
+            ],
+            fixedSource: #"""
+            @Model
+            final class Budget {
+                var total: Double { 0 }
+                static var shared: [Budget] = []
+            }
+            """#)
+    }
+}
+
+@Suite struct UniqueIndexDiagnosticTests {
+    @Test func uniqueWithoutGenericArgument() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Person {
+                #Unique([\.email])
+                var email: String
+            }
+            """#,
+            unexpanded: ["Model"],
+            expandedSource: #"""
+            @Model
+            final class Person {
+                var email: String
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"#Unique needs the model type as its generic argument: write '#Unique<Person>([\.property])'."#,
+                    line: 3, column: 5, fixIts: [FixItSpec(message: "Insert '<Person>'")]),
+            ],
+            fixedSource: #"""
+            @Model
+            final class Person {
+                #Unique<Person>([\.email])
+                var email: String
+            }
+            """#)
+    }
+
+    @Test func uniqueAndIndexOutsideAModelClass() {
+        assertExpansion(
+            #"""
+            struct Person {
+                #Unique<Person>([\.email])
+                var email: String
+            }
+            #Index<Person>([\.email])
+            """#,
+            expandedSource: #"""
+            struct Person {
+                var email: String
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"#Unique declares uniqueness constraints of a model, so it must be written in the body of a @Model class. Move it into the class."#,
+                    line: 2, column: 5, fixIts: []),
+                DiagnosticSpec(
+                    message: #"#Index declares indexes of a model, so it must be written in the body of a @Model class. Move it into the class."#,
+                    line: 5, column: 1, fixIts: []),
+            ])
+    }
+
+    @Test func genericArgumentNamesAnotherModel() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Person {
+                #Index<Budget>([\.name])
+                var name: String
+            }
+            """#,
+            unexpanded: ["Model"],
+            expandedSource: #"""
+            @Model
+            final class Person {
+                var name: String
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"#Index<Budget> is written in the body of 'Person' and applies to it: write '#Index<Person>'."#,
+                    line: 3, column: 12, fixIts: [FixItSpec(message: "Replace 'Budget' with 'Person'")]),
+            ],
+            fixedSource: #"""
+            @Model
+            final class Person {
+                #Index<Person>([\.name])
+                var name: String
+            }
+            """#)
+    }
+
+    @Test func noKeyPaths() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Person {
+                #Unique<Person>()
+                var email: String
+            }
+            """#,
+            unexpanded: ["Model"],
+            expandedSource: #"""
+            @Model
+            final class Person {
+                var email: String
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"#Unique needs at least one array of key paths, as in '#Unique<Person>([\.property])'."#,
+                    line: 3, column: 5, fixIts: []),
+            ])
+    }
+}

@@ -1,0 +1,764 @@
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+/// Whole-source snapshots of `@Model` expansions. The test harness expands the macros it is given by
+/// their plain names, so the `@Stowage._PersistedProperty` that `@Model` attaches to each property stays
+/// as written here; ``PersistedPropertyExpansionTests`` covers its own expansion.
+@Suite struct ModelExpansionTests {
+    @Test func seedBudget() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Budget {
+                var name: String
+                var limit: Double
+
+                init(name: String, limit: Double) {
+                    self.name = name
+                    self.limit = limit
+                }
+            }
+            """#,
+            expandedSource: #"""
+            final class Budget {
+                @Stowage._PersistedProperty
+                var name: String
+                @Stowage._PersistedProperty
+                var limit: Double
+
+                init(name: String, limit: Double) {
+                    self.name = name
+                    self.limit = limit
+                }
+
+                private var _$backingData = Stowage.ModelBackingData()
+
+                public var persistentBackingData: Stowage.ModelBackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    [
+                        Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name),
+                        Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit)
+                    ]
+                }
+
+                public init(backingData: Stowage.ModelBackingData) {
+                    self._$backingData = backingData
+                    self._name = nil
+                    self._limit = nil
+                }
+
+                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+            }
+
+            extension Budget: Stowage.PersistentModel {
+            }
+            """#)
+    }
+
+    @Test func defaultValuesAndOptionals() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Transaction {
+                var note: String
+                var amount: Double = 0
+                var hasReceipt: Bool = false
+                var memo: String?
+                var tags: [String] = []
+                var category: Category = .general
+                var created: Date = Date()
+
+                init(note: String) {
+                    self.note = note
+                }
+            }
+            """#,
+            expandedSource: #"""
+            final class Transaction {
+                @Stowage._PersistedProperty
+                var note: String
+                @Stowage._PersistedProperty
+                var amount: Double = 0
+                @Stowage._PersistedProperty
+                var hasReceipt: Bool = false
+                @Stowage._PersistedProperty
+                var memo: String?
+                @Stowage._PersistedProperty
+                var tags: [String] = []
+                @Stowage._PersistedProperty
+                var category: Category = .general
+                @Stowage._PersistedProperty
+                var created: Date = Date()
+
+                init(note: String) {
+                    self.note = note
+                }
+
+                private var _$backingData = Stowage.ModelBackingData()
+
+                public var persistentBackingData: Stowage.ModelBackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    [
+                        Stowage.Schema.PropertyMetadata(name: "note", keyPath: \Transaction.note, storage: \Transaction._note),
+                        Stowage.Schema.PropertyMetadata(name: "amount", keyPath: \Transaction.amount, storage: \Transaction._amount, defaultValue: 0),
+                        Stowage.Schema.PropertyMetadata(name: "hasReceipt", keyPath: \Transaction.hasReceipt, storage: \Transaction._hasReceipt, defaultValue: false),
+                        Stowage.Schema.PropertyMetadata(name: "memo", keyPath: \Transaction.memo, storage: \Transaction._memo),
+                        Stowage.Schema.PropertyMetadata(name: "tags", keyPath: \Transaction.tags, storage: \Transaction._tags, defaultValue: []),
+                        Stowage.Schema.PropertyMetadata(name: "category", keyPath: \Transaction.category, storage: \Transaction._category, defaultValue: .general),
+                        Stowage.Schema.PropertyMetadata(name: "created", keyPath: \Transaction.created, storage: \Transaction._created)
+                    ]
+                }
+
+                public init(backingData: Stowage.ModelBackingData) {
+                    self._$backingData = backingData
+                    self._note = nil
+                    self._amount = nil
+                    self._hasReceipt = nil
+                    self._memo = nil
+                    self._tags = nil
+                    self._category = nil
+                    self._created = nil
+                }
+
+                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+            }
+
+            extension Transaction: Stowage.PersistentModel {
+            }
+            """#)
+    }
+
+    @Test func attributeOptions() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Photo {
+                @Attribute(.unique) var slug: String
+                @Attribute(.externalStorage, originalName: "x") var image: Data
+                @Attribute(.spotlight, .preserveValueOnDeletion, hashModifier: "v2") var caption: String = "none"
+
+                init(slug: String, image: Data) {
+                    self.slug = slug
+                    self.image = image
+                }
+            }
+            """#,
+            expandedSource: #"""
+            final class Photo {
+                @Stowage._PersistedProperty var slug: String
+                @Stowage._PersistedProperty var image: Data
+                @Stowage._PersistedProperty var caption: String = "none"
+
+                init(slug: String, image: Data) {
+                    self.slug = slug
+                    self.image = image
+                }
+
+                private var _$backingData = Stowage.ModelBackingData()
+
+                public var persistentBackingData: Stowage.ModelBackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    [
+                        Stowage.Schema.PropertyMetadata(name: "slug", keyPath: \Photo.slug, storage: \Photo._slug, metadata: Stowage.Schema.Attribute(.unique)),
+                        Stowage.Schema.PropertyMetadata(name: "image", keyPath: \Photo.image, storage: \Photo._image, metadata: Stowage.Schema.Attribute(.externalStorage, originalName: "x")),
+                        Stowage.Schema.PropertyMetadata(name: "caption", keyPath: \Photo.caption, storage: \Photo._caption, defaultValue: "none", metadata: Stowage.Schema.Attribute(.spotlight, .preserveValueOnDeletion, hashModifier: "v2"))
+                    ]
+                }
+
+                public init(backingData: Stowage.ModelBackingData) {
+                    self._$backingData = backingData
+                    self._slug = nil
+                    self._image = nil
+                    self._caption = nil
+                }
+
+                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+            }
+
+            extension Photo: Stowage.PersistentModel {
+            }
+            """#)
+    }
+
+    @Test func relationships() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Budget {
+                var name: String
+                @Relationship(deleteRule: .cascade, inverse: \Transaction.budget)
+                var transactions: [Transaction] = []
+                @Relationship(.cascade)
+                var archived: [Transaction] = []
+                var owner: Person?
+
+                init(name: String) {
+                    self.name = name
+                }
+            }
+            """#,
+            expandedSource: #"""
+            final class Budget {
+                @Stowage._PersistedProperty
+                var name: String
+                @Stowage._PersistedProperty
+                var transactions: [Transaction] = []
+                @Stowage._PersistedProperty
+                var archived: [Transaction] = []
+                @Stowage._PersistedProperty
+                var owner: Person?
+
+                init(name: String) {
+                    self.name = name
+                }
+
+                private var _$backingData = Stowage.ModelBackingData()
+
+                public var persistentBackingData: Stowage.ModelBackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    [
+                        Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name),
+                        Stowage.Schema.PropertyMetadata(name: "transactions", keyPath: \Budget.transactions, storage: \Budget._transactions, metadata: Stowage.Schema.Relationship(deleteRule: .cascade, inverse: \Transaction.budget)),
+                        Stowage.Schema.PropertyMetadata(name: "archived", keyPath: \Budget.archived, storage: \Budget._archived, metadata: Stowage.Schema.Relationship(.cascade)),
+                        Stowage.Schema.PropertyMetadata(name: "owner", keyPath: \Budget.owner, storage: \Budget._owner)
+                    ]
+                }
+
+                public init(backingData: Stowage.ModelBackingData) {
+                    self._$backingData = backingData
+                    self._name = nil
+                    self._transactions = nil
+                    self._archived = nil
+                    self._owner = nil
+                }
+
+                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+            }
+
+            extension Budget: Stowage.PersistentModel {
+            }
+            """#)
+    }
+
+    @Test func transientComputedAndStaticPropertiesAreLeftAlone() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Budget {
+                var limit: Double
+                @Transient var isSelected = false
+                @Transient var cache: [String: Double]?
+                var total: Double { limit * 2 }
+                var doubled: Double {
+                    get { limit * 2 }
+                    set { limit = newValue / 2 }
+                }
+                static var all: [Budget] = []
+                static let entityName = "Budget"
+                class var kind: String { "budget" }
+
+                init(limit: Double) {
+                    self.limit = limit
+                }
+            }
+            """#,
+            expandedSource: #"""
+            final class Budget {
+                @Stowage._PersistedProperty
+                var limit: Double
+                var isSelected = false
+                var cache: [String: Double]?
+                var total: Double { limit * 2 }
+                var doubled: Double {
+                    get { limit * 2 }
+                    set { limit = newValue / 2 }
+                }
+                static var all: [Budget] = []
+                static let entityName = "Budget"
+                class var kind: String { "budget" }
+
+                init(limit: Double) {
+                    self.limit = limit
+                }
+
+                private var _$backingData = Stowage.ModelBackingData()
+
+                public var persistentBackingData: Stowage.ModelBackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    [
+                        Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit)
+                    ]
+                }
+
+                public init(backingData: Stowage.ModelBackingData) {
+                    self._$backingData = backingData
+                    self._limit = nil
+                }
+
+                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+            }
+
+            extension Budget: Stowage.PersistentModel {
+            }
+            """#)
+    }
+
+    @Test func privateSetAndUserIdentifier() {
+        assertExpansion(
+            #"""
+            @Model
+            public final class Account {
+                public var id: UUID
+                public private(set) var balance: Decimal = 0
+
+                public init(id: UUID = UUID()) {
+                    self.id = id
+                }
+            }
+            """#,
+            expandedSource: #"""
+            public final class Account {
+                @Stowage._PersistedProperty
+                public var id: UUID
+                @Stowage._PersistedProperty
+                public private(set) var balance: Decimal = 0
+
+                public init(id: UUID = UUID()) {
+                    self.id = id
+                }
+
+                private var _$backingData = Stowage.ModelBackingData()
+
+                public var persistentBackingData: Stowage.ModelBackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    [
+                        Stowage.Schema.PropertyMetadata(name: "id", keyPath: \Account.id, storage: \Account._id),
+                        Stowage.Schema.PropertyMetadata(name: "balance", keyPath: \Account.balance, storage: \Account._balance, defaultValue: 0)
+                    ]
+                }
+
+                public init(backingData: Stowage.ModelBackingData) {
+                    self._$backingData = backingData
+                    self._id = nil
+                    self._balance = nil
+                }
+
+                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+            }
+
+            extension Account: Stowage.PersistentModel {
+            }
+            """#)
+    }
+
+    @Test func nonFinalClassHasRequiredInit() {
+        assertExpansion(
+            #"""
+            @Model
+            class Trip {
+                var name: String
+
+                init(name: String) {
+                    self.name = name
+                }
+            }
+            """#,
+            expandedSource: #"""
+            class Trip {
+                @Stowage._PersistedProperty
+                var name: String
+
+                init(name: String) {
+                    self.name = name
+                }
+
+                private var _$backingData = Stowage.ModelBackingData()
+
+                public var persistentBackingData: Stowage.ModelBackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    [
+                        Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Trip.name, storage: \Trip._name)
+                    ]
+                }
+
+                public required init(backingData: Stowage.ModelBackingData) {
+                    self._$backingData = backingData
+                    self._name = nil
+                }
+
+                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+            }
+
+            extension Trip: Stowage.PersistentModel {
+            }
+            """#)
+    }
+
+    @Test func modelNestedInAnEnum() {
+        assertExpansion(
+            #"""
+            enum SpendTrackerSchemaV1 {
+                @Model
+                final class Budget {
+                    var name: String
+                    var limit: Double
+
+                    @Relationship(.cascade)
+                    var transactions: [Transaction] = []
+
+                    init(name: String, limit: Double) {
+                        self.name = name
+                        self.limit = limit
+                    }
+                }
+            }
+            """#,
+            expandedSource: #"""
+            enum SpendTrackerSchemaV1 {
+                final class Budget {
+                    @Stowage._PersistedProperty
+                    var name: String
+                    @Stowage._PersistedProperty
+                    var limit: Double
+                    @Stowage._PersistedProperty
+                    var transactions: [Transaction] = []
+
+                    init(name: String, limit: Double) {
+                        self.name = name
+                        self.limit = limit
+                    }
+
+                    private var _$backingData = Stowage.ModelBackingData()
+
+                    public var persistentBackingData: Stowage.ModelBackingData {
+                        get {
+                            _$backingData
+                        }
+                        set {
+                            _$backingData = newValue
+                        }
+                    }
+
+                    public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                        [
+                            Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name),
+                            Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit),
+                            Stowage.Schema.PropertyMetadata(name: "transactions", keyPath: \Budget.transactions, storage: \Budget._transactions, metadata: Stowage.Schema.Relationship(.cascade))
+                        ]
+                    }
+
+                    public init(backingData: Stowage.ModelBackingData) {
+                        self._$backingData = backingData
+                        self._name = nil
+                        self._limit = nil
+                        self._transactions = nil
+                    }
+
+                    public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+                }
+            }
+
+            extension SpendTrackerSchemaV1.Budget: Stowage.PersistentModel {
+            }
+            """#)
+    }
+
+    @Test func emptyModel() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Marker {
+                init() {}
+            }
+            """#,
+            expandedSource: #"""
+            final class Marker {
+                init() {}
+
+                private var _$backingData = Stowage.ModelBackingData()
+
+                public var persistentBackingData: Stowage.ModelBackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    []
+                }
+
+                public init(backingData: Stowage.ModelBackingData) {
+                    self._$backingData = backingData
+                }
+
+                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+            }
+
+            extension Marker: Stowage.PersistentModel {
+            }
+            """#)
+    }
+
+    /// The harness misplaces member attributes when a class holds both `@Model` and freestanding
+    /// declaration macros, so `@Model` stays unexpanded here (the compiler expands each separately).
+    @Test func uniqueAndIndexInsideAModel() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Person {
+                #Unique<Person>([\.email], [\.first, \.last])
+                #Index<Person>([\.last])
+
+                var email: String
+                var first: String
+                var last: String
+            }
+            """#,
+            unexpanded: ["Model"],
+            expandedSource: #"""
+            @Model
+            final class Person {
+                public static var _$uniqueConstraints: [[Swift.AnyKeyPath]] {
+                    let groups: [[Swift.PartialKeyPath<Person>]] = [[\.email], [\.first, \.last]]
+                    return groups
+                }
+                public static var _$indices: [[Swift.AnyKeyPath]] {
+                    let groups: [[Swift.PartialKeyPath<Person>]] = [[\.last]]
+                    return groups
+                }
+
+                var email: String
+                var first: String
+                var last: String
+            }
+            """#)
+    }
+
+    @Test func uniqueWithQualifiedModelName() {
+        assertExpansion(
+            #"""
+            enum SchemaV2 {
+                @Model
+                final class Budget {
+                    #Unique<SchemaV2.Budget>([\.name])
+                    var name: String
+                }
+            }
+            """#,
+            unexpanded: ["Model"],
+            expandedSource: #"""
+            enum SchemaV2 {
+                @Model
+                final class Budget {
+                    public static var _$uniqueConstraints: [[Swift.AnyKeyPath]] {
+                        let groups: [[Swift.PartialKeyPath<SchemaV2.Budget>]] = [[\.name]]
+                        return groups
+                    }
+                    var name: String
+                }
+            }
+            """#)
+    }
+}
+
+/// Snapshots of `@_PersistedProperty`, which `@Model` attaches to each persisted property.
+@Suite struct PersistedPropertyExpansionTests {
+    @Test func plainProperty() {
+        assertExpansion(
+            #"""
+            final class Budget {
+                @_PersistedProperty
+                var name: String
+            }
+            """#,
+            expandedSource: #"""
+            final class Budget {
+                var name: String {
+                    @storageRestrictions(initializes: _name)
+                    init(initialValue) {
+                        _name = initialValue
+                    }
+                    get {
+                        _$observationRegistrar.access(self, keyPath: \.name)
+                        if let value = _name {
+                            return value
+                        }
+                        return _$backingData.load(self, \._name)
+                    }
+                    set {
+                        _$backingData.willSet(self, \._name, to: newValue)
+                        _$observationRegistrar.withMutation(of: self, keyPath: \.name) {
+                            _name = newValue
+                        }
+                    }
+                }
+
+                private var _name: Swift.Optional<String> = nil
+            }
+            """#)
+    }
+
+    @Test func propertyWithDefaultValue() {
+        assertExpansion(
+            #"""
+            final class Transaction {
+                @_PersistedProperty
+                var hasReceipt: Bool = false
+            }
+            """#,
+            expandedSource: #"""
+            final class Transaction {
+                var hasReceipt: Bool {
+                    @storageRestrictions(initializes: _hasReceipt)
+                    init(initialValue) {
+                        _hasReceipt = initialValue
+                    }
+                    get {
+                        _$observationRegistrar.access(self, keyPath: \.hasReceipt)
+                        if let value = _hasReceipt {
+                            return value
+                        }
+                        return _$backingData.load(self, \._hasReceipt)
+                    }
+                    set {
+                        _$backingData.willSet(self, \._hasReceipt, to: newValue)
+                        _$observationRegistrar.withMutation(of: self, keyPath: \.hasReceipt) {
+                            _hasReceipt = newValue
+                        }
+                    }
+                }
+
+                private var _hasReceipt: Swift.Optional<Bool> = false
+            }
+            """#)
+    }
+
+    @Test func optionalProperty() {
+        assertExpansion(
+            #"""
+            final class Transaction {
+                @_PersistedProperty
+                var budget: Budget?
+            }
+            """#,
+            expandedSource: #"""
+            final class Transaction {
+                var budget: Budget? {
+                    @storageRestrictions(initializes: _budget)
+                    init(initialValue) {
+                        _budget = initialValue
+                    }
+                    get {
+                        _$observationRegistrar.access(self, keyPath: \.budget)
+                        if let value = _budget {
+                            return value
+                        }
+                        return _$backingData.load(self, \._budget)
+                    }
+                    set {
+                        _$backingData.willSet(self, \._budget, to: newValue)
+                        _$observationRegistrar.withMutation(of: self, keyPath: \.budget) {
+                            _budget = newValue
+                        }
+                    }
+                }
+
+                private var _budget: Swift.Optional<Budget?> = nil
+            }
+            """#)
+    }
+
+    @Test func privateSetProperty() {
+        assertExpansion(
+            #"""
+            final class Account {
+                @_PersistedProperty
+                public private(set) var balance: Decimal = 0
+            }
+            """#,
+            expandedSource: #"""
+            final class Account {
+                public private(set) var balance: Decimal {
+                    @storageRestrictions(initializes: _balance)
+                    init(initialValue) {
+                        _balance = initialValue
+                    }
+                    get {
+                        _$observationRegistrar.access(self, keyPath: \.balance)
+                        if let value = _balance {
+                            return value
+                        }
+                        return _$backingData.load(self, \._balance)
+                    }
+                    set {
+                        _$backingData.willSet(self, \._balance, to: newValue)
+                        _$observationRegistrar.withMutation(of: self, keyPath: \.balance) {
+                            _balance = newValue
+                        }
+                    }
+                }
+
+                private var _balance: Swift.Optional<Decimal> = 0
+            }
+            """#)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Stowage
+@testable import StowageCore
+import Testing
+
+/// Item 7, large results: batched fetching visits every row in order while the context holds a bounded
+/// number of objects.
+@Suite(.serialized) struct LargeResultTests {
+    static let rowCount = 200_000
+
+    /// A file store holding `rowCount` rows, inserted through a context in chunks.
+    private func populated(_ directory: TemporaryDirectory) throws -> ModelContainer {
+        let container = try ModelContainer(for: Row.self, configurations: ModelConfiguration(url: directory.file()))
+        let context = ModelContext(container)
+        // Insert in descending order so that the sort, not the primary key, orders the results.
+        var index = Self.rowCount - 1
+        while index >= 0 {
+            for _ in 0..<20_000 where index >= 0 {
+                context.insert(Row(index: index, label: "row \(index)"))
+                index -= 1
+            }
+            try context.save()
+        }
+        #expect(context.registered.count == 0)
+        return container
+    }
+
+    @Test func enumerateVisitsEveryRowInOrderWithBoundedRegistrations() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let container = try populated(directory)
+        let context = ModelContext(container)
+        let batchSize = 1_000
+        var expected = 0
+        var maximumRegistered = 0
+        var mismatches = 0
+        try context.enumerate(FetchDescriptor<Row>(sortBy: [SortDescriptor(\.index)]), batchSize: batchSize) { row in
+            if row.index != expected || row.label != "row \(expected)" { mismatches += 1 }
+            expected += 1
+            maximumRegistered = max(maximumRegistered, context.registered.count)
+        }
+        #expect(expected == Self.rowCount)
+        #expect(mismatches == 0)
+        #expect(maximumRegistered <= 2 * batchSize)
+        #expect(maximumRegistered > 0)
+        #expect(context.registered.count <= batchSize)
+    }
+
+    @Test func batchedFetchIsALazyCollectionOverEveryRow() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let container = try populated(directory)
+        let context = ModelContext(container)
+        let batchSize = 500
+        var descriptor = FetchDescriptor<Row>(sortBy: [SortDescriptor(\.index)])
+        descriptor.predicate = #Predicate { $0.index >= 10 }
+        let results = try context.fetch(descriptor, batchSize: batchSize)
+        #expect(results.count == Self.rowCount - 10)
+        #expect(context.registered.count == 0)
+        var expected = 10
+        var maximumRegistered = 0
+        var mismatches = 0
+        for row in results {
+            if row.index != expected { mismatches += 1 }
+            expected += 1
+            maximumRegistered = max(maximumRegistered, context.registered.count)
+        }
+        #expect(expected == Self.rowCount)
+        #expect(mismatches == 0)
+        #expect(maximumRegistered <= 2 * batchSize)
+        // Random access loads the batch holding the element.
+        #expect(results[results.count - 1].index == Self.rowCount - 1)
+        #expect(results[12_345].index == 12_355)
+        #expect(results[0].index == 10)
+        #expect(context.registered.count <= 2 * batchSize)
+    }
+
+    @Test func enumerateRefusesEscapingMutationsByDefault() throws {
+        let container = try inMemoryContainer(Row.self)
+        let context = ModelContext(container)
+        for index in 0..<10 { context.insert(Row(index: index, label: "")) }
+        try context.save()
+        let error = stowageError {
+            try context.enumerate(FetchDescriptor<Row>(), batchSize: 3) { $0.label = "changed" }
+        }
+        #expect(error?.code == .invalidValue)
+        context.rollback()
+        try context.enumerate(FetchDescriptor<Row>(), batchSize: 3, allowEscapingMutations: true) { $0.label = "changed" }
+        try context.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Row>()).allSatisfy { $0.label == "changed" })
+    }
+}

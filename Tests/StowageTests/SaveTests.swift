@@ -1,0 +1,204 @@
+import Foundation
+import GRDB
+import Stowage
+@testable import StowageCore
+import Testing
+
+/// Item 9: saves are atomic, typed on failure, minimal and durable.
+@Suite struct SaveTests {
+    @Test func aFailedSaveWritesNothingAndKeepsTheChanges() throws {
+        try withFileStore([Tag.self]) { url, open in
+            let container = try open()
+            let context = ModelContext(container)
+            let keep = Tag(code: "keep", label: "Keep")
+            let doomed = Tag(code: "doomed", label: "Doomed")
+            let conflicting = Tag(code: "c", label: "C")
+            context.insert(keep)
+            context.insert(doomed)
+            context.insert(conflicting)
+            try context.save()
+
+            context.delete(doomed)
+            keep.label = "Changed"
+            context.insert(Tag(code: "new", label: "New"))
+            conflicting.code = "keep"   // UNIQUE violation on UPDATE
+            let error = try #require(stowageError { try context.save() })
+            #expect(error.code == .constraintViolation)
+            #expect(error.entityName == "Tag")
+            #expect(error.sqliteCode == 2067)  // SQLITE_CONSTRAINT_UNIQUE
+            #expect(error.message.hasPrefix("The save failed and nothing was written"))
+            #expect(error.sql?.hasPrefix("UPDATE") == true)
+
+            // Nothing was written.
+            let stored = try rawRead(url) { db in
+                try String.fetchAll(db, sql: "SELECT code || ':' || label FROM Tag ORDER BY code")
+            }
+            #expect(stored == ["c:C", "doomed:Doomed", "keep:Keep"])
+
+            // The context kept every change.
+            #expect(context.hasChanges)
+            #expect(context.insertedModelsArray.count == 1)
+            #expect(context.deletedModelsArray.count == 1)
+            #expect(context.changedModelsArray.count == 2)
+            #expect(keep.label == "Changed" && conflicting.code == "keep" && doomed.isDeleted)
+
+            // Fixing the problem lets the same changes save.
+            conflicting.code = "fixed"
+            try context.save()
+            let saved = try rawRead(url) { db in
+                try String.fetchAll(db, sql: "SELECT code || ':' || label FROM Tag ORDER BY code")
+            }
+            #expect(saved == ["fixed:C", "keep:Changed", "new:New"])
+            #expect(!context.hasChanges)
+        }
+    }
+
+    @Test func reinsertingADeletedAndSavedModelWritesNothing() throws {
+        let container = try inMemoryContainer(Item.self)
+        let context = ModelContext(container)
+        let first = Item(name: "first", value: 1)
+        let second = Item(name: "second", value: 2)
+        context.insert(first)
+        context.insert(second)
+        try context.save()
+        context.delete(second)
+        try context.save()
+
+        context.insert(Item(name: "third", value: 3))
+        first.name = "renamed"
+        context.insert(second)
+        let error = try #require(stowageError { try context.save() })
+        #expect(error.code == .deletedModel)
+        #expect(error.entityName == "Item")
+        let stored = try ModelContext(container).fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.value)]))
+        #expect(stored.map(\.name) == ["first"])
+        #expect(context.hasChanges)
+        #expect(first.name == "renamed")
+    }
+
+    @Test func notANumberIsRefusedWithATypedError() throws {
+        let container = try inMemoryContainer(Everything.self)
+        let context = ModelContext(container)
+        let valid = Everything()
+        context.insert(valid)
+        let model = Everything()
+        model.optionalDouble = .nan
+        context.insert(model)
+        let error = try #require(stowageError { try context.save() })
+        #expect(error.code == .invalidValue)
+        #expect(error.entityName == "Everything")
+        #expect(error.propertyName == "optionalDouble")
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Everything>()) == 0)
+        #expect(context.hasChanges)
+        model.optionalDouble = 1
+        try context.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Everything>()) == 2)
+    }
+
+    @Test func onlyChangedColumnsAreWritten() throws {
+        let capture = StatementCapture()
+        let container = try inMemoryContainer(Item.self)
+        let context = ModelContext(container)
+        let item = Item(name: "a", value: 1)
+        context.insert(item)
+        try context.save()
+        let insert = try #require(capture.writes(of: container).last)
+        #expect(insert.sql == #"INSERT INTO "Item" ("name", "value", "order", "note", "tags") VALUES (?, ?, ?, ?, ?) RETURNING "_pk""#)
+        #expect(insert.expandedSQL == #"INSERT INTO "Item" ("name", "value", "order", "note", "tags") VALUES ('a', 1, 0, NULL, '[]') RETURNING "_pk""#)
+
+        capture.removeAll()
+        item.value = 2
+        try context.save()
+        #expect(capture.writes(of: container).map(\.sql) == [#"UPDATE "Item" SET "value" = ? WHERE "_pk" = ?"#])
+
+        capture.removeAll()
+        item.order = 3
+        item.note = "it's"
+        try context.save()
+        #expect(capture.writes(of: container).map(\.sql) == [#"UPDATE "Item" SET "order" = ?, "note" = ? WHERE "_pk" = ?"#])
+        #expect(capture.writes(of: container).map(\.expandedSQL) == [#"UPDATE "Item" SET "order" = 3, "note" = 'it''s' WHERE "_pk" = 1"#])
+
+        capture.removeAll()
+        context.delete(item)
+        try context.save()
+        #expect(capture.writes(of: container).map(\.sql) == [#"DELETE FROM "Item" WHERE "_pk" = ?"#])
+
+        // A save with nothing to write runs no statement.
+        capture.removeAll()
+        try context.save()
+        #expect(capture.sql(of: container).isEmpty)
+    }
+
+    @Test func aSaveIsOneTransaction() throws {
+        let capture = StatementCapture()
+        let container = try inMemoryContainer(Item.self)
+        let context = ModelContext(container)
+        for value in 0..<3 { context.insert(Item(name: "\(value)", value: value)) }
+        try context.save()
+        let statements = capture.sql(of: container)
+        let begins = statements.filter { $0.uppercased().hasPrefix("BEGIN") }
+        let commits = statements.filter { $0.uppercased().hasPrefix("COMMIT") }
+        #expect(begins.count == 1 && commits.count == 1)
+        #expect(statements.first?.uppercased().hasPrefix("BEGIN") == true)
+        #expect(statements.last?.uppercased().hasPrefix("COMMIT") == true)
+        #expect(statements.filter { $0.hasPrefix("INSERT") }.count == 3)
+    }
+
+    @Test func concurrentSavesFromSeveralContexts() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let container = try ModelContainer(for: Item.self, configurations: ModelConfiguration(url: directory.file()))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    let context = ModelContext(container)
+                    for batch in 0..<10 {
+                        for index in 0..<25 { context.insert(Item(name: "w\(worker)", value: batch * 25 + index)) }
+                        try context.save()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let context = ModelContext(container)
+        #expect(try context.fetchCount(FetchDescriptor<Item>()) == 1_000)
+        for worker in 0..<4 {
+            let name = "w\(worker)"
+            let values = try context.fetch(FetchDescriptor<Item>(predicate: #Predicate { $0.name == name })).map(\.value).sorted()
+            #expect(values == Array(0..<250))
+        }
+    }
+
+    @Test func identifiersStayValidAcrossLaunches() throws {
+        try withFileStore([Item.self]) { url, open in
+            let encoded: Data
+            do {
+                let context = ModelContext(try open())
+                let item = Item(name: "remembered", value: 5)
+                context.insert(item)
+                try context.save()
+                encoded = try JSONEncoder().encode(item.persistentModelID)
+            }
+            let identifier = try JSONDecoder().decode(PersistentIdentifier.self, from: encoded)
+            let container = try open()
+            let context = ModelContext(container)
+            let item = try #require(context.model(for: identifier) as? Item)
+            #expect(item.name == "remembered" && item.value == 5)
+            #expect(item.persistentModelID == identifier)
+            #expect(try context.fetch(FetchDescriptor<Item>()).first === item)
+        }
+    }
+
+    @Test func writesAreDurableWhenSaveReturns() throws {
+        try withFileStore([Item.self]) { url, open in
+            let container = try open()
+            let store = sqliteStore(container)
+            let writerLevel = try store.writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+            let readerLevel = try store.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+            #expect(writerLevel == 2)  // FULL
+            #expect(readerLevel == 2)
+            let mode = try store.writer.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+            #expect(mode == "wal")
+        }
+    }
+}
