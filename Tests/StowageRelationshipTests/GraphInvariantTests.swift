@@ -18,7 +18,7 @@ import Testing
         }
     }
 
-    @Test(arguments: 0..<40)
+    @Test(arguments: 0..<60)
     func randomOperationsKeepTheGraphConsistent(seed: UInt64) throws {
         var random = SplitMix64(state: seed &* 7919)
         let url = temporaryStoreURL("graph-\(seed)")
@@ -34,17 +34,24 @@ import Testing
             let recipes = try live(Recipe.self)
             let ingredients = try live(Ingredient.self)
             let operation = Int.random(in: 0..<12, using: &random)
-            if ProcessInfo.processInfo.environment["GRAPH_TRACE"] != nil { print("step \(step): op \(operation)") }
+            let trace = ProcessInfo.processInfo.environment["GRAPH_TRACE"] != nil
+            func log(_ text: @autoclosure () -> String) { if trace { print("step \(step): \(text())") } }
+            log("op \(operation)")
             switch operation {
-            case 0: context.insert(Budget(name: name(), limit: 1))
+            case 0: let budget = Budget(name: name(), limit: 1); context.insert(budget); log("insert budget \(budget.name)")
             case 1:
                 let transaction = Transaction(note: name(), amount: 1)
-                if let budget = budgets.randomElement(using: &random) { budget.transactions.append(transaction) } else { context.insert(transaction) }
+                if let budget = budgets.randomElement(using: &random) { budget.transactions.append(transaction); log("\(budget.name).transactions.append(new \(transaction.note))") } else { context.insert(transaction); log("insert \(transaction.note)") }
             case 2: // reassign or link through the to-one side
-                if let transaction = transactions.randomElement(using: &random) { transaction.budget = budgets.randomElement(using: &random) }
+                if let transaction = transactions.randomElement(using: &random) {
+                    let budget = budgets.randomElement(using: &random)
+                    log("\(transaction.note).budget = \(budget?.name ?? "nil") (was \(transaction.budget?.name ?? "nil"))")
+                    transaction.budget = budget
+                }
             case 3: // unlink through the to-many side
                 if let budget = budgets.randomElement(using: &random), !budget.transactions.isEmpty {
-                    budget.transactions.remove(at: Int.random(in: 0..<budget.transactions.count, using: &random))
+                    let removed = budget.transactions.remove(at: Int.random(in: 0..<budget.transactions.count, using: &random))
+                    log("\(budget.name).transactions.remove(\(removed.note))")
                 }
             case 4: // reorder
                 if let budget = budgets.randomElement(using: &random) { budget.transactions.shuffle(using: &random) }
@@ -65,9 +72,10 @@ import Testing
                 }
             case 9:
                 let all: [any PersistentModel] = budgets + transactions + recipes + ingredients
-                if let victim = all.randomElement(using: &random) { context.delete(victim) }
-            case 10: context.rollback()
+                if let victim = all.randomElement(using: &random) { log("delete \(victim.persistentModelID)"); context.delete(victim) }
+            case 10: log("rollback"); context.rollback()
             default:
+                log("save")
                 try context.save()
                 try checkInvariants(context: context, url: url, container: container, step: step, seed: seed)
             }
@@ -86,6 +94,7 @@ import Testing
         }
         for transaction in try context.fetch(FetchDescriptor<Transaction>()) {
             if let budget = transaction.budget {
+                if !budget.transactions.contains(where: { $0 === transaction }) { print("BROKEN \(where_): \(transaction.note) -> \(budget.name) [\(budget.transactions.map(\.note))] budget state deleted=\(budget.isDeleted)") }
                 #expect(budget.transactions.filter { $0 === transaction }.count == 1, "\(where_): \(transaction.note) not once in \(budget.name)")
             }
         }

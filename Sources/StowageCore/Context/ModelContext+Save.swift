@@ -52,6 +52,17 @@ extension ModelContext {
         let result = try store.apply(changes)
 
         var saved = SavedChanges()
+        let deletedModels = deleted.models
+        for model in deletedModels {
+            let data = model.persistentBackingData
+            data.state = .removed
+            data.changedProperties.removeAll()
+            data.snapshot = [:]
+            if let entity = data.entity, case .row(let pk)? = data.key {
+                registered.removeValue(forKey: RowKey(entity: entity, primaryKey: pk))
+                saved.deleted[entity.name, default: []].insert(pk)
+            }
+        }
         var staleUpserts: [Schema.Entity: [Int64]] = [:]
         for (offset, insert) in changes.inserts.enumerated() {
             let pk = result.insertedKeys[offset]
@@ -69,6 +80,16 @@ extension ModelContext {
             }
             saved.updated[insert.entity.name, default: []].insert(pk)
         }
+        // Foreign keys as now stored, once every inserted model has its primary key.
+        for model in insertedModels + changed.models {
+            let data = model.persistentBackingData
+            guard let entity = data.entity else { continue }
+            for relationship in entity.foreignKeyRelationships {
+                guard let accessor = relationship.accessor, accessor.isLoaded(model) else { continue }
+                let target = accessor.related(model).first.map { ($0 as! any PersistentModel).persistentBackingData.key }
+                if case .row(let key)?? = target { data.foreignKeys[relationship.index] = key } else { data.foreignKeys[relationship.index] = nil }
+            }
+        }
         for update in changes.updates {
             saved.updated[update.entity.name, default: []].insert(update.primaryKey)
         }
@@ -80,26 +101,6 @@ extension ModelContext {
             let data = model.persistentBackingData
             data.changedProperties.removeAll()
             data.snapshot = [:]
-        }
-        let deletedModels = deleted.models
-        for model in deletedModels {
-            let data = model.persistentBackingData
-            data.state = .removed
-            data.changedProperties.removeAll()
-            data.snapshot = [:]
-            if let entity = data.entity, case .row(let pk)? = data.key {
-                registered.removeValue(forKey: RowKey(entity: entity, primaryKey: pk))
-                saved.deleted[entity.name, default: []].insert(pk)
-            }
-        }
-        for model in insertedModels + changed.models {
-            let data = model.persistentBackingData
-            guard let entity = data.entity else { continue }
-            for relationship in entity.foreignKeyRelationships {
-                guard let accessor = relationship.accessor, accessor.isLoaded(model) else { continue }
-                let target = accessor.related(model).first.map { ($0 as! any PersistentModel).persistentBackingData.key }
-                if case .row(let key)?? = target { data.foreignKeys[relationship.index] = key } else { data.foreignKeys[relationship.index] = nil }
-            }
         }
         inserted.removeAll()
         changed.removeAll()

@@ -17,7 +17,7 @@ enum SQLiteSchema {
         var statements: [String] = []
         let pk = SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)
         for entity in schema.entities {
-            var definitions = ["\(pk) INTEGER PRIMARY KEY"]
+            var definitions = ["\(pk) INTEGER PRIMARY KEY AUTOINCREMENT"]
             for attribute in entity.columnAttributes {
                 var column = "\(SQLiteSQL.quote(attribute.name)) \(attribute.storageType.rawValue)"
                 if !attribute.isOptional { column += " NOT NULL" }

@@ -45,7 +45,10 @@ extension SQLiteStore {
     /// Writes the links of one relationship of one model, once every inserted row has its key.
     func applyRelationshipWrite(_ write: ChangeSet.RelationshipWrite, insertedKeys: [ObjectIdentifier: Int64], _ db: Database) throws {
         func key(_ object: AnyObject) -> Int64? {
-            if case .row(let pk)? = (object as! any PersistentModel).persistentBackingData.key { return pk }
+            let data = (object as! any PersistentModel).persistentBackingData
+            // A model deleted by this save is no longer linked to anything.
+            guard data.state != .deleted && data.state != .removed else { return nil }
+            if case .row(let pk)? = data.key { return pk }
             return insertedKeys[ObjectIdentifier(object)]
         }
         let relationship = write.relationship
