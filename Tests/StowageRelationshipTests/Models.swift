@@ -102,3 +102,19 @@ func temporaryStoreURL(_ name: String = "test") -> URL {
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     return directory.appendingPathComponent("\(name).store")
 }
+
+/// A to-many with `.noAction`: deleting the shelf leaves the in-memory references alone (the store
+/// still clears the foreign key, so nothing dangles there).
+@Model
+final class Shelf {
+    var label: String
+    @Relationship(deleteRule: .noAction, inverse: \Book.shelf) var books: [Book] = []
+    init(label: String) { self.label = label }
+}
+
+@Model
+final class Book {
+    var title: String
+    var shelf: Shelf?
+    init(title: String) { self.title = title }
+}

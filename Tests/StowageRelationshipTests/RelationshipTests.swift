@@ -231,6 +231,22 @@ import Testing
         #expect(reloaded.first?.recipes.map(\.name) == ["Pancakes"])
     }
 
+    @Test func noActionLeavesMemoryAloneButNothingDanglesInTheStore() throws {
+        let container = try memoryContainer(Shelf.self)
+        let context = ModelContext(container)
+        let shelf = Shelf(label: "A")
+        context.insert(shelf)
+        let dune = Book(title: "Dune")
+        shelf.books.append(dune)
+        try context.save()
+        context.delete(shelf)
+        try context.save()
+        #expect(dune.shelf === shelf)
+        let reloaded = try ModelContext(container).fetch(FetchDescriptor<Book>())
+        #expect(reloaded.map(\.title) == ["Dune"])
+        #expect(reloaded.first?.shelf == nil)
+    }
+
     @Test func relationshipCountsAreValidatedOnSave() throws {
         let container = try memoryContainer(Team.self)
         let context = ModelContext(container)

@@ -17,25 +17,53 @@ extension PredicateExpressions.KeyPath: SQLTranslatable {
         switch try state.translate(root) {
         case .constant:
             return try state.fold(self)
-        case .model(let entity):
-            if let attribute = entity.attribute(for: keyPath) {
-                guard !attribute.isExternalStorage else {
-                    throw UntranslatableNode(node: "KeyPath \(keyPath)", reason: "the attribute is kept in external storage")
-                }
-                guard !attribute.options.contains(.ephemeral) else {
-                    throw UntranslatableNode(node: "KeyPath \(keyPath)", reason: "the attribute is ephemeral (not stored)")
-                }
-                return .expression(SQLOperand(.attribute(attribute), attribute: attribute, valueType: Output.self, isNullable: attribute.isOptional))
-            }
-            if let index = entity.propertyIndex(for: keyPath), entity.properties[index] is Schema.Relationship {
-                // A to-one relationship key path becomes a join once relationships are stored: the
-                // operand will then be the destination entity (`.model`) reached through that join.
-                throw UntranslatableNode(node: "KeyPath \(keyPath)", reason: "relationship key paths are not translated to SQL yet")
-            }
-            throw UntranslatableNode(node: "KeyPath \(keyPath)", reason: "not a stored attribute of \(entity.name)")
+        case .model(let reference):
+            return try member(of: reference, &state)
         case .expression(let operand):
             return try member(of: operand)
         }
+    }
+
+    /// A property of a model: an attribute (of the fetched row or of a row reached through to-one
+    /// relationships), `persistentModelID`, a relationship to follow, or `isEmpty` / `count` of a to-many.
+    private func member(of reference: ModelReference, _ state: inout TranslationState) throws -> TranslatedOperand {
+        let node = "KeyPath \(keyPath)"
+        let entity = reference.entity
+        if let relationship = reference.toMany {
+            let owner = reference.path
+            if keyPath as AnyKeyPath == relationship.accessor?.isEmptyKeyPath {
+                return .expression(.condition(.toMany(owner: owner, relationship, condition: nil, .notExists)))
+            }
+            if keyPath as AnyKeyPath == relationship.accessor?.countKeyPath {
+                return .expression(SQLOperand(.toMany(owner: owner, relationship, condition: nil, .count), valueType: Int.self, isNullable: false))
+            }
+            throw UntranslatableNode(node: node, reason: "only isEmpty, count, contains(where:) and allSatisfy of a to-many relationship run in SQL")
+        }
+        guard reference.scope == state.scope else {
+            throw UntranslatableNode(node: node, reason: "a closure over a to-many relationship refers to an outer model")
+        }
+        let nullable = !reference.path.isEmpty
+        if let attribute = entity.attribute(for: keyPath) {
+            guard !attribute.isExternalStorage else {
+                throw UntranslatableNode(node: node, reason: "the attribute is kept in external storage")
+            }
+            guard !attribute.options.contains(.ephemeral) else {
+                throw UntranslatableNode(node: node, reason: "the attribute is ephemeral (not stored)")
+            }
+            let sql: QueryExpression = reference.path.isEmpty ? .attribute(attribute) : .relatedAttribute(reference.path, attribute)
+            return .expression(SQLOperand(sql, attribute: attribute, valueType: Output.self, isNullable: attribute.isOptional || nullable))
+        }
+        if keyPath as AnyKeyPath == entity.persistentModelIDKeyPath {
+            return .expression(SQLOperand(.relatedKey(reference.path), valueType: PersistentIdentifier.self, isNullable: nullable))
+        }
+        if let index = entity.propertyIndex(for: keyPath), let relationship = entity.properties[index] as? Schema.Relationship,
+           let destination = relationship.destinationEntity {
+            if relationship.isToOneRelationship {
+                return .model(ModelReference(entity: destination, path: reference.path + [relationship], scope: reference.scope))
+            }
+            return .model(ModelReference(entity: destination, path: reference.path, scope: reference.scope, toMany: relationship))
+        }
+        throw UntranslatableNode(node: node, reason: "not a stored property of \(entity.name)")
     }
 
     /// A property of a value SQL computes: the raw value of an enum, a string's `count` or `isEmpty`…
@@ -121,11 +149,23 @@ extension TranslationState {
     mutating func compare<E: PredicateExpression>(
         _ kind: ComparisonKind, _ lhs: Any, _ rhs: Any, valueType: Any.Type, node: E
     ) throws -> TranslatedOperand {
-        let left = try translate(lhs)
-        let right = try translate(rhs)
+        var left = try translate(lhs)
+        var right = try translate(rhs)
         if case .constant = left, case .constant = right { return try fold(node) }
         let name = Self.name(of: node)
         let isEquality = kind == .equal || kind == .notEqual
+        var valueType = valueType
+        // Models compare by identity: their primary keys (`$0.budget == nil`, `$0.budget == budget`).
+        for side in [0, 1] {
+            guard case .model(let reference) = side == 0 ? left : right else { continue }
+            guard isEquality, reference.toMany == nil, reference.scope == scope else {
+                throw UntranslatableNode(node: name, reason: "models are only compared for equality in SQL")
+            }
+            let key = TranslatedOperand.expression(SQLOperand(
+                .relatedKey(reference.path), valueType: PersistentIdentifier.self, isNullable: !reference.path.isEmpty))
+            if side == 0 { left = key } else { right = key }
+            valueType = PersistentIdentifier.self
+        }
         if let problem = isEquality ? TypeTraits.equalityProblem(valueType) : TypeTraits.orderingProblem(valueType) {
             throw UntranslatableNode(node: name, reason: problem)
         }

@@ -8,7 +8,17 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatable {
         let operand: SQLOperand
         switch input {
         case .constant: return try state.fold(self)
-        case .model: throw UntranslatableNode(node: "OptionalFlatMap", reason: "a model is not optional")
+        case .model(let reference):
+            // `$0.budget?.name`: inside the closure the variable is the related model; a missing link
+            // makes every attribute reached through it NULL, which is the `nil` of the chain.
+            let output = try state.with(variable, boundTo: .model(reference)) { try $0.translate(transform) }
+            switch output {
+            case .model: return output
+            case .constant: return try state.fold(self)
+            case .expression(var result):
+                result.isNullable = true
+                return .expression(SQLOperand(result.sql, attribute: result.attribute, valueType: Result.self, isNullable: true))
+            }
         case .expression(let value): operand = value
         }
         // Inside the closure the value is not nil: the result is NULL when the input is.

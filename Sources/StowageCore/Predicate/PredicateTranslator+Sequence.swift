@@ -85,6 +85,10 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable {
 extension PredicateExpressions.SequenceContainsWhere: SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
         let collection = try state.translate(sequence)
+        if case .model(let reference) = collection, let relationship = reference.toMany {
+            let condition = try state.nestedCondition(variable, over: reference, test)
+            return .expression(.condition(.toMany(owner: reference.path, relationship, condition: condition, .exists)))
+        }
         guard let values = try state.elements(of: collection, as: LHS.Output.self, node: self) else {
             throw UntranslatableNode(node: "SequenceContainsWhere", reason: "only captured collections are searched in SQL; stored ones are JSON")
         }
@@ -103,6 +107,12 @@ extension PredicateExpressions.SequenceContainsWhere: SQLTranslatable {
 extension PredicateExpressions.SequenceAllSatisfy: SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
         let collection = try state.translate(sequence)
+        if case .model(let reference) = collection, let relationship = reference.toMany {
+            // Every related model passes: none fails (a NULL test counts as failing, as `false`).
+            let condition = try state.nestedCondition(variable, over: reference, test)
+            let fails = QueryExpression.not(.coalesce([condition, .false]))
+            return .expression(.condition(.toMany(owner: reference.path, relationship, condition: fails, .notExists)))
+        }
         guard let values = try state.elements(of: collection, as: LHS.Output.self, node: self) else {
             throw UntranslatableNode(node: "SequenceAllSatisfy", reason: "only captured collections are searched in SQL; stored ones are JSON")
         }

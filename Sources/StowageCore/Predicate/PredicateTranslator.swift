@@ -28,8 +28,22 @@ enum TranslatedOperand {
     /// A value known before the query runs (a captured value or a subtree that does not depend on the
     /// row), bound as a parameter in the stored form of what it meets.
     case constant(Any)
-    /// The model a predicate variable stands for: only its key paths can be used.
-    case model(Schema.Entity)
+    /// A model (or, through a to-many relationship, a collection of models) a predicate reaches: only
+    /// its key paths and collection tests can be used.
+    case model(ModelReference)
+}
+
+/// A model a predicate reaches: the fetched row or a row of a nested closure (`contains(where:)`),
+/// possibly followed through to-one relationships, possibly ending in a to-many relationship.
+struct ModelReference {
+    /// The entity of the model (the destination of ``toMany`` when there is one).
+    let entity: Schema.Entity
+    /// The to-one relationships followed from the scope's row.
+    var path: [Schema.Relationship] = []
+    /// The nesting level of the row the path starts from (0: the fetched row).
+    var scope: Int
+    /// A to-many relationship at the end of the path: the reference stands for its models.
+    var toMany: Schema.Relationship?
 }
 
 /// An SQL expression with what the translator knows about its values.
@@ -65,6 +79,9 @@ struct TranslationState {
     private(set) var variables: [PredicateExpressions.VariableID: TranslatedOperand] = [:]
     /// The variables bound to constants, for evaluating variable-free subtrees in Swift.
     private(set) var constantBindings = PredicateBindings()
+    /// The nesting level of the row attributes currently refer to (0: the fetched row; each to-many
+    /// closure opens a level).
+    private(set) var scope = 0
 
     init(entity: Schema.Entity) {
         self.entity = entity
@@ -104,7 +121,19 @@ struct TranslationState {
 
     /// Binds the root variable of a predicate to the fetched model.
     mutating func bindModel(_ variable: PredicateExpressions.VariableID) {
-        variables[variable] = .model(entity)
+        variables[variable] = .model(ModelReference(entity: entity, scope: 0))
+    }
+
+    /// Translates the test of a to-many closure (`contains(where:)`, `allSatisfy`) with its variable
+    /// standing for a row of the relationship's destination, one level deeper.
+    mutating func nestedCondition<V>(
+        _ variable: PredicateExpressions.Variable<V>, over reference: ModelReference, _ test: Any
+    ) throws -> QueryExpression {
+        let saved = scope
+        scope += 1
+        defer { scope = saved }
+        let row = ModelReference(entity: reference.entity, scope: scope)
+        return try with(variable, boundTo: .model(row)) { try $0.condition(test) }
     }
 
     /// Runs `body` with `variable` standing for `operand` (a closure parameter of `flatMap`,
@@ -151,6 +180,9 @@ struct TranslationState {
     }
 
     static func encode(_ value: Any, like attribute: Schema.Attribute?) throws -> StorageValue {
+        // Identifiers compare by primary key; a temporary identifier matches no stored row.
+        if let identifier = value as? PersistentIdentifier { return .integer(identifier.primaryKey ?? -1) }
+        if let model = value as? any PersistentModel { return .integer(model.persistentModelID.primaryKey ?? -1) }
         if let attribute, attribute.accessor.codecKind != .json, let encoded = try attribute.accessor.encode(constant: value) {
             return encoded
         }

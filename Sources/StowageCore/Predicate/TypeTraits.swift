@@ -16,6 +16,7 @@ enum TypeTraits {
     /// Why `==` / `!=` on `type` cannot run in SQL, or `nil` when it can.
     static func equalityProblem(_ type: Any.Type) -> String? {
         let type = unwrapped(type)
+        if type == PersistentIdentifier.self { return nil }
         if type == Decimal.self { return "decimals are stored as text; they compare in Swift" }
         guard let codec = AttributeCodecs.anyCodec(for: type) else { return "\(type) has no stored form" }
         if codec.kind == .json { return "\(type) is stored as JSON, whose text does not follow its ==" }
@@ -27,6 +28,7 @@ enum TypeTraits {
     static func orderingProblem(_ type: Any.Type) -> String? {
         if let problem = equalityProblem(type) { return problem }
         let type = unwrapped(type)
+        if type == PersistentIdentifier.self { return "identifiers are compared for equality only" }
         if type == UInt64.self || type == UInt.self {
             return "64-bit unsigned integers above Int64.max are stored with their bit pattern and order differently"
         }

@@ -35,6 +35,23 @@ indirect enum QueryExpression: Equatable {
     case coalesce([QueryExpression])
     /// The operand, or a failure of the whole query when it is NULL (Swift's `!` on `nil`).
     case unwrap(QueryExpression)
+    /// An attribute of the row reached from the current row through a chain of to-one relationships
+    /// (`$0.budget?.name`); NULL when a link is missing.
+    case relatedAttribute([Schema.Relationship], Schema.Attribute)
+    /// The primary key of the row reached through a chain of to-one relationships (empty: the current
+    /// row), for `persistentModelID` comparisons; NULL when a link is missing.
+    case relatedKey([Schema.Relationship])
+    /// A test over the models of a to-many relationship of the row reached through `owner`: whether one
+    /// matches `condition` (`contains(where:)`), whether none does, or how many there are. Inside
+    /// `condition`, attributes are those of the related row.
+    case toMany(owner: [Schema.Relationship], Schema.Relationship, condition: QueryExpression?, ToManyTest)
+
+    /// What a ``toMany(owner:_:condition:_:)`` expression tests.
+    enum ToManyTest: Equatable {
+        case exists
+        case notExists
+        case count
+    }
 
     enum ComparisonOperator: String {
         case equal = "="
@@ -81,7 +98,8 @@ indirect enum QueryExpression: Equatable {
     var canFail: Bool {
         switch self {
         case .unwrap: true
-        case .attribute, .primaryKey, .value: false
+        case .attribute, .primaryKey, .value, .relatedAttribute, .relatedKey: false
+        case .toMany(_, _, let condition, _): condition?.canFail ?? false
         case .comparison(_, let l, let r, _), .arithmetic(_, let l, let r): l.canFail || r.canFail
         case .and(let operands), .or(let operands), .coalesce(let operands), .string(_, let operands):
             operands.contains { $0.canFail }

@@ -29,6 +29,11 @@ extension Schema {
         let columnAttributes: [Attribute]
         /// Attributes kept outside the row (`.externalStorage`).
         let externalAttributes: [Attribute]
+        /// `\Model.persistentModelID`, to recognise identifier comparisons in predicates.
+        var persistentModelIDKeyPath: AnyKeyPath {
+            func keyPath<M: PersistentModel>(_: M.Type) -> AnyKeyPath { \M.persistentModelID }
+            return keyPath(modelType)
+        }
         /// To-one relationships stored as a foreign key column of this entity's table; set when the schema
         /// is resolved.
         var foreignKeyRelationships: [Relationship] = []

@@ -151,6 +151,15 @@ protocol RelationshipAccessor: AnyObject {
     func setRelated(_ objects: [AnyObject], in model: AnyObject)
     /// Sets the related objects as loaded from the store, without notifying observers.
     func load(_ objects: [AnyObject], into model: AnyObject)
+    /// `\[Destination].isEmpty`, to recognise it in predicates (`nil` for to-one relationships).
+    var isEmptyKeyPath: AnyKeyPath? { get }
+    /// `\[Destination].count`, to recognise it in predicates (`nil` for to-one relationships).
+    var countKeyPath: AnyKeyPath? { get }
+}
+
+extension RelationshipAccessor {
+    var isEmptyKeyPath: AnyKeyPath? { nil }
+    var countKeyPath: AnyKeyPath? { nil }
 }
 
 final class ToOneAccessor<Root: PersistentModel, Destination: PersistentModel>: RelationshipAccessor {
@@ -185,6 +194,8 @@ final class ToOneAccessor<Root: PersistentModel, Destination: PersistentModel>: 
 }
 
 final class ToManyAccessor<Root: PersistentModel, Destination: PersistentModel>: RelationshipAccessor {
+    var isEmptyKeyPath: AnyKeyPath? { \[Destination].isEmpty }
+    var countKeyPath: AnyKeyPath? { \[Destination].count }
     let keyPath: KeyPath<Root, [Destination]>
     let storage: ReferenceWritableKeyPath<Root, [Destination]?>
 

@@ -93,12 +93,12 @@ enum SQLiteSQL {
         }
         if !conditions.isEmpty {
             fragment.append(" WHERE ")
-            render(conditions.count == 1 ? conditions[0] : .and(conditions), into: &fragment)
+            render(conditions.count == 1 ? conditions[0] : .and(conditions), into: &fragment, scope: RenderScope(table: query.entity.name))
         }
         if ordered {
             fragment.append(" ORDER BY ")
             for term in query.sort {
-                render(term.expression, into: &fragment)
+                render(term.expression, into: &fragment, scope: RenderScope(table: query.entity.name))
                 if let collation = term.collation, let name = collationName(collation) {
                     fragment.append(" COLLATE \(name)")
                 }
@@ -116,13 +116,58 @@ enum SQLiteSQL {
         }
     }
 
+    /// The row an expression's attributes belong to while rendering: the queried table at the top
+    /// (columns unqualified), or an aliased table inside a correlated subquery.
+    struct RenderScope {
+        /// The alias of the row's table, or `nil` at the top level.
+        var alias: String?
+        /// The queried table's name, to qualify references to the top-level row from subqueries.
+        var table: String?
+        var depth = 0
+
+        /// How columns of this scope's row are written from inside a nested subquery.
+        var qualifier: String? { alias ?? table.map(SQLiteSQL.quote) }
+
+        func nested(alias: String) -> RenderScope { RenderScope(alias: alias, table: table, depth: depth + 1) }
+    }
+
     /// Appends the SQL of an expression.
     static func render(_ expression: QueryExpression, into fragment: inout SQLFragment) {
+        render(expression, into: &fragment, scope: RenderScope())
+    }
+
+    private static func column(_ name: String, in scope: RenderScope, qualified: Bool, into fragment: inout SQLFragment) {
+        if let qualifier = qualified ? scope.qualifier : scope.alias { fragment.append(qualifier + ".") }
+        fragment.append(identifier: name)
+    }
+
+    static func render(_ expression: QueryExpression, into fragment: inout SQLFragment, scope: RenderScope) {
+        func render(_ expression: QueryExpression, into fragment: inout SQLFragment) {
+            SQLiteSQL.render(expression, into: &fragment, scope: scope)
+        }
+        func call(_ function: String, _ operands: [QueryExpression], into fragment: inout SQLFragment) {
+            fragment.append(function + "(")
+            for (index, operand) in operands.enumerated() {
+                if index > 0 { fragment.append(", ") }
+                render(operand, into: &fragment)
+            }
+            fragment.append(")")
+        }
         switch expression {
         case .attribute(let attribute):
-            fragment.append(identifier: attribute.name)
+            column(attribute.name, in: scope, qualified: false, into: &fragment)
         case .primaryKey:
-            fragment.append(identifier: primaryKeyColumn)
+            column(primaryKeyColumn, in: scope, qualified: false, into: &fragment)
+        case .relatedKey(let path):
+            renderKey(of: path, from: scope, into: &fragment)
+        case .relatedAttribute(let path, let attribute):
+            guard let destination = path.last?.destinationEntity else { return fragment.append("NULL") }
+            let alias = "s\(scope.depth + 1)"
+            fragment.append("(SELECT \(alias).\(quote(attribute.name)) FROM \(quote(destination.name)) AS \(alias) WHERE \(alias).\(quote(primaryKeyColumn)) = ")
+            renderKey(of: path, from: scope, into: &fragment)
+            fragment.append(")")
+        case .toMany(let owner, let relationship, let condition, let test):
+            renderToMany(owner: owner, relationship, condition: condition, test: test, from: scope, into: &fragment)
         case .value(let value):
             fragment.bind(value)
         case .comparison(let op, let lhs, let rhs, let collation):
@@ -193,11 +238,67 @@ enum SQLiteSQL {
         }
     }
 
-    private static func call(_ function: String, _ operands: [QueryExpression], into fragment: inout SQLFragment) {
-        fragment.append(function + "(")
-        for (index, operand) in operands.enumerated() {
-            if index > 0 { fragment.append(", ") }
-            render(operand, into: &fragment)
+    /// The primary key of the row reached from `scope`'s row through `path` (to-one relationships).
+    private static func renderKey(of path: [Schema.Relationship], from scope: RenderScope, into fragment: inout SQLFragment) {
+        guard let last = path.last else {
+            column(primaryKeyColumn, in: scope, qualified: true, into: &fragment)
+            return
+        }
+        let prefix = Array(path.dropLast())
+        switch last.storage {
+        case .foreignKey(let foreignKey, _):
+            if prefix.isEmpty {
+                column(foreignKey, in: scope, qualified: true, into: &fragment)
+                return
+            }
+            guard let owner = last.entity else { return fragment.append("NULL") }
+            let alias = "k\(scope.depth + 1)_\(path.count)"
+            fragment.append("(SELECT \(alias).\(quote(foreignKey)) FROM \(quote(owner.name)) AS \(alias) WHERE \(alias).\(quote(primaryKeyColumn)) = ")
+            renderKey(of: prefix, from: scope, into: &fragment)
+            fragment.append(")")
+        case .inverseForeignKey:
+            guard let destination = last.destinationEntity, let inverse = last.inverse,
+                  case .foreignKey(let foreignKey, _) = inverse.storage
+            else { return fragment.append("NULL") }
+            let alias = "k\(scope.depth + 1)_\(path.count)"
+            fragment.append("(SELECT \(alias).\(quote(primaryKeyColumn)) FROM \(quote(destination.name)) AS \(alias) WHERE \(alias).\(quote(foreignKey)) = ")
+            renderKey(of: prefix, from: scope, into: &fragment)
+            fragment.append(" LIMIT 1)")
+        case .joinTable:
+            fragment.append("NULL")
+        }
+    }
+
+    /// `EXISTS` / `NOT EXISTS` / `COUNT(*)` over the related rows of a to-many relationship.
+    private static func renderToMany(
+        owner: [Schema.Relationship], _ relationship: Schema.Relationship, condition: QueryExpression?,
+        test: QueryExpression.ToManyTest, from scope: RenderScope, into fragment: inout SQLFragment
+    ) {
+        guard let destination = relationship.destinationEntity else { return fragment.append("NULL") }
+        let alias = "s\(scope.depth + 1)"
+        let inner = scope.nested(alias: alias)
+        switch test {
+        case .exists: fragment.append("EXISTS (SELECT 1")
+        case .notExists: fragment.append("NOT EXISTS (SELECT 1")
+        case .count: fragment.append("(SELECT COUNT(*)")
+        }
+        fragment.append(" FROM \(quote(destination.name)) AS \(alias)")
+        switch relationship.storage {
+        case .inverseForeignKey:
+            guard let inverse = relationship.inverse, case .foreignKey(let foreignKey, _) = inverse.storage else {
+                return fragment.append(" WHERE 0)")
+            }
+            fragment.append(" WHERE \(alias).\(quote(foreignKey)) = ")
+        case .joinTable(let table, let own, let other, _, _):
+            let link = "j\(scope.depth + 1)"
+            fragment.append(" JOIN \(quote(table)) AS \(link) ON \(link).\(quote(other)) = \(alias).\(quote(primaryKeyColumn)) WHERE \(link).\(quote(own)) = ")
+        case .foreignKey:
+            return fragment.append(" WHERE 0)")
+        }
+        renderKey(of: owner, from: scope, into: &fragment)
+        if let condition {
+            fragment.append(" AND ")
+            render(condition, into: &fragment, scope: inner)
         }
         fragment.append(")")
     }
