@@ -330,7 +330,7 @@ struct FetchPlan<T: PersistentModel> {
             results += pendingModels
         }
         if sortsInSwift {
-            results.sort(using: descriptor.sortBy)
+            results = try SwiftOrdering.sort(results, by: descriptor.sortBy, entity: entity)
         } else if !query.sort.isEmpty {
             results = try SwiftOrdering.sort(results, by: query.sort)
         }

@@ -21,14 +21,22 @@ enum SortTranslator {
                 PredicateTranslator.logger.warning("\(message); Stowage sorts in Swift.", metadata: ["entity": "\(entity.name)"])
                 return nil
             }
-            guard let attribute else { return nil }
-            var collation: QueryCollation? = nil
-            if attribute.accessor.codecKind == .native && TypeTraits.isString(attribute.valueType) {
-                collation = collationOf(descriptor.stringComparator)
-            }
-            terms.append(QuerySortTerm(expression: .attribute(attribute), ascending: descriptor.order == .forward, collation: collation))
+            guard let term = term(for: descriptor, entity: entity) else { return nil }
+            terms.append(term)
         }
         return terms
+    }
+
+    /// The ORDER BY term of one descriptor, or `nil` when SQL cannot order by it.
+    static func term<T: PersistentModel>(for descriptor: SortDescriptor<T>, entity: Schema.Entity) -> QuerySortTerm? {
+        guard let attribute = descriptor.keyPath.flatMap({ entity.attribute(for: $0) }), orderingProblem(attribute) == nil else {
+            return nil
+        }
+        var collation: QueryCollation? = nil
+        if attribute.accessor.codecKind == .native && TypeTraits.isString(attribute.valueType) {
+            collation = collationOf(descriptor.stringComparator)
+        }
+        return QuerySortTerm(expression: .attribute(attribute), ascending: descriptor.order == .forward, collation: collation)
     }
 
     /// Why SQL cannot order rows by `attribute` as Swift orders its values, or `nil` when it can.

@@ -17,6 +17,30 @@ enum SwiftOrdering {
         }.map(\.model)
     }
 
+    /// Sorts by descriptors some of which SQL cannot express: those that map to an attribute compare
+    /// stored values exactly as SQL would (SwiftData's `localizedStandard` default for strings), the
+    /// others use Foundation's `SortDescriptor` comparison.
+    static func sort<T: PersistentModel>(_ models: [T], by descriptors: [SortDescriptor<T>], entity: Schema.Entity) throws -> [T] {
+        let terms = descriptors.map { SortTranslator.term(for: $0, entity: entity) }
+        let keyed: [(model: T, keys: [StorageValue?], position: Int)] = try models.enumerated().map { position, model in
+            (model, try terms.map { term in try term.map { try value(of: $0.expression, in: model) } }, position)
+        }
+        return keyed.sorted { lhs, rhs in
+            for (index, descriptor) in descriptors.enumerated() {
+                let order: ComparisonResult
+                if let term = terms[index], let a = lhs.keys[index], let b = rhs.keys[index] {
+                    let ascending = compare(a, b, collation: term.collation)
+                    order = term.ascending ? ascending : ascending == .orderedAscending ? .orderedDescending
+                        : ascending == .orderedDescending ? .orderedAscending : .orderedSame
+                } else {
+                    order = descriptor.compare(lhs.model, rhs.model)
+                }
+                if order != .orderedSame { return order == .orderedAscending }
+            }
+            return tieBreak(lhs.model, lhs.position, rhs.model, rhs.position)
+        }.map(\.model)
+    }
+
     private static func tieBreak<T: PersistentModel>(_ lhs: T, _ lhsPosition: Int, _ rhs: T, _ rhsPosition: Int) -> Bool {
         switch (lhs.persistentBackingData.key, rhs.persistentBackingData.key) {
         case (.row(let a)?, .row(let b)?): return a < b
