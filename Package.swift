@@ -38,6 +38,8 @@ let package = Package(
         // Examples: logic in a small module, a thin executable.
         .target(name: "SpendSmartKit", dependencies: ["Stowage"], path: "Examples/SpendSmart/Sources/SpendSmartKit"),
         .executableTarget(name: "spendsmart", dependencies: ["SpendSmartKit"], path: "Examples/SpendSmart/Sources/spendsmart"),
+        .target(name: "RecipesKit", dependencies: ["Stowage"], path: "Examples/Recipes/Sources/RecipesKit"),
+        .executableTarget(name: "recipes", dependencies: ["RecipesKit"], path: "Examples/Recipes/Sources/recipes"),
 
         .testTarget(name: "StowageTests", dependencies: ["Stowage"]),
         .testTarget(name: "StowagePredicateTests", dependencies: ["Stowage"]),
@@ -55,6 +57,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SpendSmartTests", dependencies: ["SpendSmartKit"], path: "Examples/SpendSmart/Tests/SpendSmartTests"),
+        .testTarget(name: "RecipesTests", dependencies: ["RecipesKit"], path: "Examples/Recipes/Tests/RecipesTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,13 +1,16 @@
 import Stowage
 
-// The model from the SpendSmart article, written exactly as its SwiftData version, with
-// `import Stowage` in place of `import SwiftData`.
+// The models from the SpendSmart article, written as their SwiftData versions, with `import Stowage`
+// in place of `import SwiftData`.
 
 @Model
 final class Budget {
 
     var name: String
     var limit: Double
+
+    @Relationship(deleteRule: .cascade)
+    var transactions: [Transaction] = []
 
     init(name: String, limit: Double) {
         self.name = name
@@ -16,6 +19,16 @@ final class Budget {
 
     static var all: FetchDescriptor<Budget> {
         FetchDescriptor(sortBy: [SortDescriptor(\Budget.name, order: .reverse)])
+    }
+
+    func addTransaction(_ transaction: Transaction) {
+        // add business domain rules here
+        self.transactions.append(transaction)
+    }
+
+    /// The sum of the budget's transactions.
+    var total: Double {
+        transactions.reduce(0) { $0 + $1.amount }
     }
 }
 
@@ -34,5 +47,10 @@ extension Budget {
     /// The budgets called exactly `name`.
     static func named(_ name: String) -> FetchDescriptor<Budget> {
         FetchDescriptor(predicate: #Predicate { $0.name == name })
+    }
+
+    /// What is left to spend: the limit minus the total, negative when the budget is overspent.
+    var remaining: Double {
+        limit - total
     }
 }

@@ -3,18 +3,29 @@ import Stowage
 
 /// The `demo` command: the whole flow on the store file, explained step by step.
 ///
-/// The demo creates budgets, lists them, filters them with a `#Predicate`, renames one, deletes one,
-/// reopens the store in a second container to show what was saved, and finally deletes its own budgets
-/// so the store is left as the demo found it.
+/// The demo creates budgets, lists them, filters them with a `#Predicate`, renames one, adds
+/// transactions and shows the totals, deletes a budget with its transactions (the cascade delete
+/// rule), reopens the store in a second container to show what was saved, and finally deletes its own
+/// budgets so the store is left as the demo found it.
 struct Demo {
     let storeURL: URL
     let console: Console
+    /// The date of the demo's transactions.
+    var now: Date = Date()
 
     /// The budgets the demo creates.
     static let budgets: [(name: String, limit: Double)] = [("Groceries", 500), ("Vacation", 2000), ("Books", 75)]
     static let renamed = (from: "Vacation", to: "Summer Trip")
-    static let deleted = "Books"
     static let threshold = 100.0
+    /// The transactions the demo adds, in order.
+    static let transactions: [(budget: String, amount: Double, note: String)] = [
+        ("Groceries", 4.50, "Milk"),
+        ("Groceries", 23.75, "Vegetables"),
+        ("Summer Trip", 180, "Train tickets"),
+        ("Groceries", 12, "Cheese"),
+    ]
+    static let shown = "Groceries"
+    static let deleted = "Groceries"
 
     func run() throws {
         let store = BudgetStore(context: ModelContext(try SpendSmart.openContainer(at: storeURL)))
@@ -26,7 +37,7 @@ struct Demo {
             say("   " + Report.added(try store.add(name: name, limit: limit)))
         }
 
-        step(2, "List every budget with the article's Budget.all (sorted by name, Z to A)")
+        step(2, "List every budget with the article's Budget.all (sorted by name, Z to A), spent of limit")
         table(try store.all())
 
         step(3, "Filter: the budgets over \(Amount.format(Self.threshold)), #Predicate { $0.limit > amount } run by SQLite")
@@ -36,24 +47,39 @@ struct Demo {
         try store.rename(Self.renamed.from, to: Self.renamed.to)
         say("   " + Report.renamed(Self.renamed.from, to: Self.renamed.to))
 
-        step(5, "Delete \"\(Self.deleted)\"")
-        try store.delete(Self.deleted)
-        say("   " + Report.deleted(Self.deleted))
+        step(5, "Spend: budget.addTransaction(_:) appends a Transaction, whose budget the inverse sets")
+        for (budget, amount, note) in Self.transactions {
+            let transaction = try store.spend(amount, on: note, from: budget, date: now)
+            if let budget = transaction.budget { say("   " + Report.spent(transaction, from: budget)) }
+        }
 
-        step(6, "Open the store file again in a new ModelContainer: what was saved is on disk")
+        step(6, "Show \"\(Self.shown)\": its transactions in the order they were added, and budget.total")
+        Report.statement(try store.budget(named: Self.shown), indent: "  ").forEach { say("   " + $0) }
+
+        step(7, "List every budget again: each total is the sum of its transactions")
+        table(try store.all())
+
+        step(8, "Delete \"\(Self.deleted)\": the cascade delete rule deletes its transactions too")
+        let before = try store.transactionCount()
+        let cascaded = try store.delete(Self.deleted)
+        say("   " + Report.deleted(Self.deleted, transactions: cascaded))
+        say("   Transactions in the store: \(before) before, \(try store.transactionCount()) after.")
+
+        step(9, "Open the store file again in a new ModelContainer: what was saved is on disk")
         let reopened = BudgetStore(context: ModelContext(try SpendSmart.openContainer(at: storeURL)))
         let saved = try reopened.all()
         table(saved)
+        Report.statement(try reopened.budget(named: Self.renamed.to), indent: "  ").forEach { say("   " + $0) }
 
-        step(7, "Clean up: delete the demo's budgets, leaving the store as the demo found it")
+        step(10, "Clean up: delete the demo's budgets, leaving the store as the demo found it")
         for budget in saved where demoNames.contains(budget.name) {
             let name = budget.name
-            try reopened.delete(name)
-            say("   " + Report.deleted(name))
+            let transactions = try reopened.delete(name)
+            say("   " + Report.deleted(name, transactions: transactions))
         }
 
         say("")
-        say("Done. Your turn: spendsmart add Groceries 500, then spendsmart list. Run spendsmart help for more.")
+        say("Done. Your turn: spendsmart add Groceries 500, spendsmart spend Groceries 4.50 Milk, then spendsmart show Groceries. Run spendsmart help for more.")
     }
 
     /// Every name the demo gives a budget.

@@ -7,6 +7,8 @@ struct Invocation: Equatable {
         case over(Double)
         case rename(from: String, to: String)
         case delete(name: String)
+        case spend(budget: String, amount: Double, note: String)
+        case show(budget: String)
         case demo
         case help
     }
@@ -21,18 +23,21 @@ struct Invocation: Equatable {
         Usage: spendsmart [--store PATH] <command> [arguments]
 
         Commands:
-          add <name> <limit>   Create a budget (limit: a positive number, like 500 or 1250.50)
-          list                 Show every budget
-          over <amount>        Show the budgets whose limit is over <amount>
-          rename <old> <new>   Rename a budget
-          delete <name>        Delete a budget
-          demo                 Walk through create, list, filter, rename and delete
-          help                 Show this help
+          add <name> <limit>              Create a budget (limit: a positive number, like 500 or 1250.50)
+          list                            Show every budget with what is spent of its limit
+          over <amount>                   Show the budgets whose limit is over <amount>
+          rename <old> <new>              Rename a budget
+          spend <budget> <amount> <note>  Add a transaction to a budget (the note may be several words)
+          show <budget>                   Show a budget's transactions, its total and what is left
+          delete <name>                   Delete a budget and its transactions
+          demo                            Walk through budgets, transactions, totals and deletion
+          help                            Show this help
 
         Options:
-          --store PATH         The store file (default: ./spendsmart.store)
+          --store PATH                    The store file (default: ./spendsmart.store)
 
         Quote names with spaces: spendsmart add "Summer Trip" 2000
+        Then: spendsmart spend "Summer Trip" 180 Train tickets
         STOWAGE_SQL_DEBUG=1 logs every SQL statement; 2 adds the bound values.
         Exit status: 0 on success, 1 when an operation fails, 64 for a usage error.
         """
@@ -105,6 +110,15 @@ extension Invocation {
         case "delete":
             try expect(1, "delete <name>")
             return .delete(name: arguments[0])
+        case "spend":
+            guard arguments.count >= 3 else {
+                throw SpendSmartError(
+                    .usage, "spend takes a budget, an amount and a note, got \(arguments.count) argument\(arguments.count == 1 ? "" : "s"). Usage: spendsmart spend <budget> <amount> <note>")
+            }
+            return .spend(budget: arguments[0], amount: try amount(arguments[1], "amount"), note: arguments[2...].joined(separator: " "))
+        case "show":
+            try expect(1, "show <budget>")
+            return .show(budget: arguments[0])
         case "demo":
             try expect(0, "demo")
             return .demo

@@ -18,9 +18,14 @@ public enum SpendSmart {
     ///   - console: Where output and errors go.
     /// - Returns: The exit status: 0 on success, 1 when an operation fails, 64 for a usage error.
     public static func run(_ arguments: [String], console: Console = .standard) -> Int32 {
+        run(arguments, console: console, now: Date.init)
+    }
+
+    /// Runs one command line, dating new transactions with `now()`.
+    static func run(_ arguments: [String], console: Console, now: () -> Date) -> Int32 {
         do {
             let invocation = try Invocation(parsing: arguments)
-            try execute(invocation, console: console)
+            try execute(invocation, console: console, now: now)
             return 0
         } catch let error as SpendSmartError {
             console.writeError("error: \(error.message)")
@@ -31,14 +36,14 @@ public enum SpendSmart {
         }
     }
 
-    static func execute(_ invocation: Invocation, console: Console) throws {
+    static func execute(_ invocation: Invocation, console: Console, now: () -> Date = Date.init) throws {
         if invocation.command == .help {
             console.write(Invocation.usage)
             return
         }
         let url = storeURL(invocation.storePath)
         if invocation.command == .demo {
-            try Demo(storeURL: url, console: console).run()
+            try Demo(storeURL: url, console: console, now: now()).run()
             return
         }
         let store = BudgetStore(context: ModelContext(try openContainer(at: url)))
@@ -50,7 +55,7 @@ public enum SpendSmart {
             if budgets.isEmpty {
                 console.write("No budgets yet. Add one with: spendsmart add <name> <limit>")
             } else {
-                console.write("\(Report.count(budgets.count)):")
+                console.write("\(Report.count(budgets.count)), spent of limit:")
                 Report.table(budgets).forEach(console.write)
             }
         case .over(let amount):
@@ -58,15 +63,20 @@ public enum SpendSmart {
             if budgets.isEmpty {
                 console.write("No budgets over \(Amount.format(amount)).")
             } else {
-                console.write("\(Report.count(budgets.count)) over \(Amount.format(amount)):")
+                console.write("\(Report.count(budgets.count)) over \(Amount.format(amount)), spent of limit:")
                 Report.table(budgets).forEach(console.write)
             }
         case .rename(let name, let newName):
             let budget = try store.rename(name, to: newName)
             console.write(Report.renamed(name, to: budget.name))
+        case .spend(let budgetName, let amount, let note):
+            let transaction = try store.spend(amount, on: note, from: budgetName, date: now())
+            if let budget = transaction.budget { console.write(Report.spent(transaction, from: budget)) }
+        case .show(let name):
+            Report.statement(try store.budget(named: name)).forEach(console.write)
         case .delete(let name):
-            try store.delete(name)
-            console.write(Report.deleted(name))
+            let transactions = try store.delete(name)
+            console.write(Report.deleted(name, transactions: transactions))
         case .demo, .help:
             break
         }
@@ -79,12 +89,40 @@ public enum SpendSmart {
     }
 
     /// Opens (creating if needed) the store at `url`.
+    ///
+    /// Only `Budget` is named: the container finds `Transaction` through `Budget.transactions`, as
+    /// SwiftData does.
+    ///
+    /// - Throws: ``SpendSmartError`` `.outdatedStore` for a store whose tables differ from the models
+    ///   (a store of SpendSmart before transactions, since Stowage has no migrations yet), `.store` when
+    ///   the file cannot be opened.
     static func openContainer(at url: URL) throws -> ModelContainer {
         do {
             return try ModelContainer(for: Budget.self, configurations: ModelConfiguration(url: url))
+        } catch let error as StowageError where error.code == .schemaMismatch {
+            throw outdatedStore(at: url, error)
         } catch {
             let reason = (error as? StowageError)?.message ?? String(describing: error)
             throw SpendSmartError(.store, "could not open the store at \(url.path): \(reason)")
         }
+    }
+
+    /// The error for a store whose tables differ from the models. It tells the user to delete the
+    /// file when it is a store of SpendSmart before transactions; SpendSmart never deletes it itself.
+    private static func outdatedStore(at url: URL, _ error: StowageError) -> SpendSmartError {
+        let path = url.path
+        if isVersion1Store(at: url) {
+            return SpendSmartError(
+                .outdatedStore,
+                "the store at \(path) was made by an earlier SpendSmart, before budgets had transactions, and Stowage cannot migrate stores yet. Delete it to start again with an empty store (its budgets will be lost): rm \"\(path)\"; or keep it and use another file with --store PATH.")
+        }
+        return SpendSmartError(
+            .outdatedStore,
+            "the store at \(path) does not hold SpendSmart's budgets as this version stores them: \(error.message) If it is an old spendsmart.store, delete it to start again; otherwise use another file with --store PATH.")
+    }
+
+    /// Whether the store at `url` opens with SpendSmart's models before transactions. Opens it read-only.
+    private static func isVersion1Store(at url: URL) -> Bool {
+        (try? ModelContainer(for: SpendSmartV1.Budget.self, configurations: ModelConfiguration(url: url, allowsSave: false))) != nil
     }
 }

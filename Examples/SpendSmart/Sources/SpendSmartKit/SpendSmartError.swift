@@ -10,12 +10,16 @@ struct SpendSmartError: Error, Equatable, CustomStringConvertible {
         case invalidAmount
         /// A budget name is empty.
         case invalidName
+        /// A transaction's note is empty.
+        case invalidNote
         /// No budget has the given name.
         case unknownBudget
         /// A budget with the given name already exists.
         case duplicateBudget
         /// The store could not be opened, read or written.
         case store
+        /// The store was created by an earlier version of SpendSmart whose models differ.
+        case outdatedStore
     }
 
     let code: Code
@@ -31,8 +35,8 @@ struct SpendSmartError: Error, Equatable, CustomStringConvertible {
     /// The process exit status for this error: 64 (`EX_USAGE`) for command-line mistakes, 1 otherwise.
     var exitStatus: Int32 {
         switch code {
-        case .usage, .invalidAmount, .invalidName: return 64
-        case .unknownBudget, .duplicateBudget, .store: return 1
+        case .usage, .invalidAmount, .invalidName, .invalidNote: return 64
+        case .unknownBudget, .duplicateBudget, .store, .outdatedStore: return 1
         }
     }
 

@@ -26,19 +26,19 @@ import Testing
         let list = spendsmart("--store", store, "list")
         #expect(list.status == 0)
         #expect(list.transcript.output == [
-            "3 budgets:",
-            "  Vacation   $2,000.00",
-            "  Groceries    $500.00",
-            "  Books         $75.00",
+            "3 budgets, spent of limit:",
+            "  Vacation   $0.00 of $2,000.00",
+            "  Groceries  $0.00 of   $500.00",
+            "  Books      $0.00 of    $75.00",
         ])
         #expect(list.transcript.errors.isEmpty)
 
         let over = spendsmart("--store", store, "over", "100")
         #expect(over.status == 0)
         #expect(over.transcript.output == [
-            "2 budgets over $100.00:",
-            "  Vacation   $2,000.00",
-            "  Groceries    $500.00",
+            "2 budgets over $100.00, spent of limit:",
+            "  Vacation   $0.00 of $2,000.00",
+            "  Groceries  $0.00 of   $500.00",
         ])
 
         let rename = spendsmart("--store", store, "rename", "Vacation", "Summer Trip")
@@ -112,7 +112,7 @@ import Testing
         let again = spendsmart("--store", store, "add", "Books", "80")
         #expect(again.status == 1)
         #expect(again.transcript.errors == ["error: a budget named \"Books\" already exists. Pick another name, or rename the existing budget."])
-        #expect(spendsmart("--store", store, "list").transcript.output == ["1 budget:", "  Books  $75.00"])
+        #expect(spendsmart("--store", store, "list").transcript.output == ["1 budget, spent of limit:", "  Books  $0.00 of $75.00"])
     }
 
     @Test func usageErrorsFailWithStatus64AndTouchNoStore() throws {
@@ -128,9 +128,13 @@ import Testing
         #expect(negative.status == 64)
         #expect(negative.transcript.errors == ["error: a budget's limit must be more than 0 (got -$5.00)."])
 
-        let unknown = spendsmart("--store", store, "spend", "5")
+        let unknown = spendsmart("--store", store, "spent", "5")
         #expect(unknown.status == 64)
-        #expect(unknown.transcript.errors == ["error: unknown command \"spend\". Run \"spendsmart help\" for the commands."])
+        #expect(unknown.transcript.errors == ["error: unknown command \"spent\". Run \"spendsmart help\" for the commands."])
+
+        let noNote = spendsmart("--store", store, "spend", "Books", "5")
+        #expect(noNote.status == 64)
+        #expect(noNote.transcript.errors == ["error: spend takes a budget, an amount and a note, got 2 arguments. Usage: spendsmart spend <budget> <amount> <note>"])
 
         #expect(spendsmart("--store", store, "list").transcript.output == ["No budgets yet. Add one with: spendsmart add <name> <limit>"])
         #expect(!FileManager.default.fileExists(atPath: directory.path("other.store")))

@@ -11,6 +11,14 @@ import Testing
         #expect(try Invocation(parsing: ["rename", "Vacation", "Summer Trip"]) == Invocation(command: .rename(from: "Vacation", to: "Summer Trip")))
         #expect(try Invocation(parsing: ["delete", "Books"]) == Invocation(command: .delete(name: "Books")))
         #expect(try Invocation(parsing: ["demo"]) == Invocation(command: .demo))
+        #expect(try Invocation(parsing: ["spend", "Groceries", "4.50", "Milk"]) == Invocation(command: .spend(budget: "Groceries", amount: 4.5, note: "Milk")))
+        #expect(try Invocation(parsing: ["show", "Summer Trip"]) == Invocation(command: .show(budget: "Summer Trip")))
+    }
+
+    @Test func theNoteOfSpendMayBeSeveralWords() throws {
+        let expected = Invocation(command: .spend(budget: "Summer Trip", amount: 180, note: "Train tickets"))
+        #expect(try Invocation(parsing: ["spend", "Summer Trip", "180", "Train", "tickets"]) == expected)
+        #expect(try Invocation(parsing: ["spend", "Summer Trip", "180", "Train tickets"]) == expected)
     }
 
     @Test(arguments: [[], ["help"], ["-h"], ["--help"], ["list", "--help"]])
@@ -36,6 +44,10 @@ import Testing
         (["over"], "over takes 1 argument, got 0. Usage: spendsmart over <amount>"),
         (["delete", "a", "b"], "delete takes 1 argument, got 2. Usage: spendsmart delete <name>"),
         (["rename", "a"], "rename takes 2 arguments, got 1. Usage: spendsmart rename <old> <new>"),
+        (["spend", "Groceries", "5"], "spend takes a budget, an amount and a note, got 2 arguments. Usage: spendsmart spend <budget> <amount> <note>"),
+        (["spend"], "spend takes a budget, an amount and a note, got 0 arguments. Usage: spendsmart spend <budget> <amount> <note>"),
+        (["show"], "show takes 1 argument, got 0. Usage: spendsmart show <budget>"),
+        (["show", "a", "b"], "show takes 1 argument, got 2. Usage: spendsmart show <budget>"),
         (["--store"], "--store needs a file path: spendsmart --store PATH <command>."),
         (["--store=", "list"], "--store needs a file path: spendsmart --store PATH <command>."),
         (["--verbose", "list"], "unknown option --verbose. Run \"spendsmart help\" for the options."),
@@ -51,6 +63,9 @@ import Testing
         }
         #expect(throws: SpendSmartError(.invalidAmount, "\"\(text)\" is not a valid amount: write a number such as 500 or 1250.50.")) {
             try Invocation(parsing: ["over", text])
+        }
+        #expect(throws: SpendSmartError(.invalidAmount, "\"\(text)\" is not a valid amount: write a number such as 500 or 1250.50.")) {
+            try Invocation(parsing: ["spend", "Books", text, "Atlas"])
         }
     }
 }

@@ -32,9 +32,17 @@ func makeInMemoryStore() throws -> BudgetStore {
     return BudgetStore(context: ModelContext(container))
 }
 
-/// Runs a SpendSmart command line and returns its exit status with what it wrote.
+/// The date the tests give new transactions: noon on 14 March 2024 in the machine's time zone, so it
+/// prints as `2024-03-14` wherever the tests run.
+let testDate: Date = {
+    let components = DateComponents(year: 2024, month: 3, day: 14, hour: 12)
+    return Calendar(identifier: .gregorian).date(from: components)!
+}()
+
+/// Runs a SpendSmart command line, dating new transactions ``testDate``, and returns its exit status
+/// with what it wrote.
 func spendsmart(_ arguments: String...) -> (status: Int32, transcript: Transcript) {
     let transcript = Transcript()
-    let status = SpendSmart.run(arguments, console: transcript.console)
+    let status = SpendSmart.run(arguments, console: transcript.console, now: { testDate })
     return (status, transcript)
 }

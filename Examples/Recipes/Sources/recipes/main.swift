@@ -1,0 +1,4 @@
+import Foundation
+import RecipesKit
+
+exit(Recipes.run(Array(CommandLine.arguments.dropFirst())))
