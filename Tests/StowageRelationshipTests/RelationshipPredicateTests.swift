@@ -107,6 +107,24 @@ import Testing
         #expect(nested.map(\.name) == ["root"])
     }
 
+    @Test func sortThroughAToOneRelationshipRunsInSQL() throws {
+        let log = SQLDebug.StatementLog()
+        let observation = SQLDebug.observe { log.append($0) }
+        defer { observation.cancel() }
+        let f = try Fixture()
+        log.removeAll()
+        let descriptor = FetchDescriptor<Transaction>(sortBy: [SortDescriptor(\.budget?.name, order: .reverse), SortDescriptor(\.note)])
+        let sorted = try f.context.fetch(descriptor)
+        #expect(sorted.map(\.note) == ["Cinema", "Gum", "Bread", "Milk", "Loose"])
+        let select = try #require(log.events(of: f.container).first { $0.sql.hasPrefix("SELECT") })
+        #expect(select.sql.hasSuffix(
+            #"ORDER BY (SELECT s1."name" FROM "Budget" AS s1 WHERE s1."_pk" = "Transaction"."budget_pk") COLLATE localizedStandard DESC, "note" COLLATE localizedStandard, "_pk""#))
+        // With unsaved changes the same order is computed in Swift.
+        f.context.requiresSQLTranslation = false
+        f.empty.transactions.append(Transaction(note: "Stamp", amount: 1))
+        #expect(try f.context.fetch(descriptor).map(\.note) == ["Cinema", "Gum", "Bread", "Milk", "Stamp", "Loose"])
+    }
+
     @Test func outerReferenceInsideAClosureFallsBackToSwift() throws {
         let f = try Fixture()
         let predicate = #Predicate<Budget> { budget in budget.transactions.contains { $0.amount * 10 > budget.limit } }

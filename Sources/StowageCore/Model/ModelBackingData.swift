@@ -34,6 +34,8 @@ public final class ModelBackingData {
     /// The stored foreign keys of to-one relationships (by property index), read with the row and
     /// resolved into objects on first access.
     var foreignKeys: [Int: Int64] = [:]
+    /// Set on the probe models that find out what a key path reads (see `KeyPathProbe`).
+    var probe: KeyPathProbe?
 
     /// Creates the state of a model not inserted anywhere.
     public init() {}
@@ -90,6 +92,7 @@ public final class ModelBackingData {
     public func load<Model: PersistentModel, Value>(
         _ model: Model, _ storage: ReferenceWritableKeyPath<Model, Value?>
     ) -> Value {
+        if let probe { return probe.answer(model, self, storage) }
         guard case .row? = key, state != .detached else {
             // No row: an optional declared without an initial value starts as nil, a relationship empty.
             if let empty = Self.emptyValue(of: Value.self) {

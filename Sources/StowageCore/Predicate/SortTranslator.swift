@@ -9,11 +9,16 @@ enum SortTranslator {
     static func translate<T: PersistentModel>(_ descriptors: [SortDescriptor<T>], entity: Schema.Entity, strict: Bool) throws -> [QuerySortTerm]? {
         var terms: [QuerySortTerm] = []
         for descriptor in descriptors {
+            let term = term(for: descriptor, entity: entity)
             let attribute = descriptor.keyPath.flatMap { entity.attribute(for: $0) }
-            let problem: String? = if let attribute {
+            let problem: String? = if term != nil {
+                nil
+            } else if let attribute {
                 orderingProblem(attribute)
             } else {
-                descriptor.keyPath == nil ? "it has a custom comparator" : "its key path is not a stored attribute"
+                descriptor.keyPath == nil
+                    ? "it has a custom comparator"
+                    : "its key path is neither a stored attribute nor an attribute reached through to-one relationships"
             }
             if let problem {
                 let message = "The sort \(descriptor.keyPath.map { "\($0)" } ?? "") cannot run in SQL: \(problem)"
@@ -21,7 +26,7 @@ enum SortTranslator {
                 PredicateTranslator.logger.warning("\(message); Stowage sorts in Swift.", metadata: ["entity": "\(entity.name)"])
                 return nil
             }
-            guard let term = term(for: descriptor, entity: entity) else { return nil }
+            guard let term else { return nil }
             terms.append(term)
         }
         return terms
@@ -29,14 +34,23 @@ enum SortTranslator {
 
     /// The ORDER BY term of one descriptor, or `nil` when SQL cannot order by it.
     static func term<T: PersistentModel>(for descriptor: SortDescriptor<T>, entity: Schema.Entity) -> QuerySortTerm? {
-        guard let attribute = descriptor.keyPath.flatMap({ entity.attribute(for: $0) }), orderingProblem(attribute) == nil else {
+        guard let keyPath = descriptor.keyPath else { return nil }
+        let expression: QueryExpression
+        let attribute: Schema.Attribute
+        if let direct = entity.attribute(for: keyPath) {
+            (expression, attribute) = (.attribute(direct), direct)
+        } else if let (path, related) = KeyPathProbe.resolve(keyPath, entity: entity) {
+            // `\.budget?.name`: the attribute of the row the to-one path reaches.
+            (expression, attribute) = (.relatedAttribute(path, related), related)
+        } else {
             return nil
         }
+        guard orderingProblem(attribute) == nil else { return nil }
         var collation: QueryCollation? = nil
         if attribute.accessor.codecKind == .native && TypeTraits.isString(attribute.valueType) {
             collation = collationOf(descriptor.stringComparator)
         }
-        return QuerySortTerm(expression: .attribute(attribute), ascending: descriptor.order == .forward, collation: collation)
+        return QuerySortTerm(expression: expression, ascending: descriptor.order == .forward, collation: collation)
     }
 
     /// Why SQL cannot order rows by `attribute` as Swift orders its values, or `nil` when it can.

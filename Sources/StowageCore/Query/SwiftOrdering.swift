@@ -54,6 +54,15 @@ enum SwiftOrdering {
         switch expression {
         case .attribute(let attribute): return try attribute.accessor.read(model)
         case .value(let value): return value
+        case .relatedAttribute(let path, let attribute):
+            var current: AnyObject = model
+            for relationship in path {
+                RelationshipGraph.ensureLoaded(relationship, of: current)
+                guard let next = relationship.accessor?.related(current).first else { return .null }
+                current = next
+            }
+            // Related models are loaded with all their columns; one fetched partially sorts as NULL.
+            return attribute.accessor.isLoaded(current) ? try attribute.accessor.read(current) : .null
         default:
             throw StowageError(.unsupportedPredicate, "Stowage cannot sort unsaved models by this expression in Swift.")
         }

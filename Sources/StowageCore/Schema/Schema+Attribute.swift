@@ -119,7 +119,17 @@ protocol AttributeAccessor: AnyObject {
     /// The stored form of a Swift value of this attribute's type (a predicate constant), or `nil` when
     /// `value` is not of that type.
     func encode(constant value: Any) throws -> StorageValue?
+    /// A recognisable value of the attribute's type, for key path probes; `nil` when none can be made.
+    var probeValue: Any? { get }
 }
+
+/// Stored values a probe tries to decode, per storage type, until one makes a value of the type.
+let probeCandidates: [StorageType: [StorageValue]] = [
+    .integer: [.integer(0x5EED)],
+    .real: [.real(5_437.25)],
+    .text: [.text("\u{1}stowage-probe"), .text("5EED5EED-0000-4000-8000-00000000BEEF"), .text("stowage://probe")],
+    .blob: [.blob(Data([0x5E, 0xED]))],
+]
 
 final class TypedAttributeAccessor<Root: PersistentModel, Value>: AttributeAccessor {
     let keyPath: KeyPath<Root, Value>
@@ -130,6 +140,7 @@ final class TypedAttributeAccessor<Root: PersistentModel, Value>: AttributeAcces
         self.keyPath = keyPath
         self.storage = storage
         self.codec = codec
+        self.probeValue = Self.makeProbeValue(codec)
     }
 
     var valueType: any Any.Type { Value.self }
@@ -172,7 +183,20 @@ final class TypedAttributeAccessor<Root: PersistentModel, Value>: AttributeAcces
         guard let typed = value as? Value else { return nil }
         return try codec.encode(typed)
     }
+
+    /// Computed once, at schema time, so that the shared accessor stays immutable.
+    let probeValue: Any?
+
+    private static func makeProbeValue(_ codec: AttributeCodec<Value>) -> Any? {
+        if let iterable = Value.self as? any CaseIterable.Type, let first = firstCase(of: iterable) as? Value { return first }
+        for candidate in probeCandidates[codec.storageType] ?? [] {
+            if let value = try? codec.decode(candidate) { return value }
+        }
+        return nil
+    }
 }
+
+private func firstCase<C: CaseIterable>(of type: C.Type) -> Any? { C.allCases.first }
 
 /// The accessor of an `Attribute` created from `@Attribute(...)` arguments, before it is bound to a
 /// property. Never used to read or write.
@@ -189,4 +213,5 @@ private final class UnboundAttributeAccessor: AttributeAccessor {
     func snapshot(_ model: AnyObject) -> Any { () }
     func restore(_ snapshot: Any, into model: AnyObject) {}
     func encode(constant value: Any) throws -> StorageValue? { nil }
+    var probeValue: Any? { nil }
 }
