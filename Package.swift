@@ -35,10 +35,12 @@ let package = Package(
         // Umbrella module: macro declarations and re-exports. `import Stowage` replaces `import SwiftData`.
         .target(name: "Stowage", dependencies: ["StowageCore", "StowageMacros"]),
 
-        // Examples: logic in a small module, a thin executable.
-        .target(name: "SpendSmartKit", dependencies: ["Stowage"], path: "Examples/SpendSmart/Sources/SpendSmartKit"),
+        // Examples: logic in a small module, a thin executable. ExampleSupport holds their shared
+        // plumbing (console, errors, command-line options), ExampleTestSupport their tests' helpers.
+        .target(name: "ExampleSupport", dependencies: ["Stowage"], path: "Examples/Shared/Sources/ExampleSupport"),
+        .target(name: "SpendSmartKit", dependencies: ["Stowage", "ExampleSupport"], path: "Examples/SpendSmart/Sources/SpendSmartKit"),
         .executableTarget(name: "spendsmart", dependencies: ["SpendSmartKit"], path: "Examples/SpendSmart/Sources/spendsmart"),
-        .target(name: "RecipesKit", dependencies: ["Stowage"], path: "Examples/Recipes/Sources/RecipesKit"),
+        .target(name: "RecipesKit", dependencies: ["Stowage", "ExampleSupport"], path: "Examples/Recipes/Sources/RecipesKit"),
         .executableTarget(name: "recipes", dependencies: ["RecipesKit"], path: "Examples/Recipes/Sources/recipes"),
 
         .testTarget(name: "StowageTests", dependencies: ["Stowage"]),
@@ -56,8 +58,16 @@ let package = Package(
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
             ]
         ),
-        .testTarget(name: "SpendSmartTests", dependencies: ["SpendSmartKit"], path: "Examples/SpendSmart/Tests/SpendSmartTests"),
-        .testTarget(name: "RecipesTests", dependencies: ["RecipesKit"], path: "Examples/Recipes/Tests/RecipesTests"),
+        .target(name: "ExampleTestSupport", dependencies: ["ExampleSupport"], path: "Examples/Shared/Tests/ExampleTestSupport"),
+        .testTarget(
+            name: "ExampleSupportTests", dependencies: ["ExampleSupport", "ExampleTestSupport"],
+            path: "Examples/Shared/Tests/ExampleSupportTests"),
+        .testTarget(
+            name: "SpendSmartTests", dependencies: ["SpendSmartKit", "ExampleTestSupport"],
+            path: "Examples/SpendSmart/Tests/SpendSmartTests"),
+        .testTarget(
+            name: "RecipesTests", dependencies: ["RecipesKit", "ExampleTestSupport"],
+            path: "Examples/Recipes/Tests/RecipesTests"),
     ],
     swiftLanguageModes: [.v6]
 )

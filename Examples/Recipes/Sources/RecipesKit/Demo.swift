@@ -1,3 +1,4 @@
+import ExampleSupport
 import Foundation
 import Stowage
 
@@ -28,44 +29,44 @@ struct Demo {
         var created: Set<String> = []
 
         let first = Self.recipes[0]
-        step(1, "Add \"\(first.name)\" the article's way: ingredients appended to a Recipe before it is inserted (SwiftData throws there)")
+        console.writeStep(1, "Add \"\(first.name)\" the article's way: ingredients appended to a Recipe before it is inserted (SwiftData throws there)")
         let addition = try book.add(first.name, ingredients: first.ingredients)
         created.formUnion(addition.created)
         say("   " + Report.added(addition))
 
-        step(2, "Add two more: an ingredient that exists is reused, so recipes share it")
+        console.writeStep(2, "Add two more: an ingredient that exists is reused, so recipes share it")
         for (name, ingredients) in Self.recipes.dropFirst() {
             let addition = try book.add(name, ingredients: ingredients)
             created.formUnion(addition.created)
             say("   " + Report.added(addition))
         }
 
-        step(3, "List every recipe with its ingredients, in the order they were added")
+        console.writeStep(3, "List every recipe with its ingredients, in the order they were added")
         Report.recipes(try book.recipes(), indent: "   ").forEach(say)
 
-        step(4, "Which recipes use \"\(Self.shared)\"? One Ingredient, linked to each recipe through a join table")
+        console.writeStep(4, "Which recipes use \"\(Self.shared)\"? One Ingredient, linked to each recipe through a join table")
         say("   " + Report.usage(try book.ingredient(named: Self.shared)))
         let demoRecipes = try book.recipes().filter { recipe in Self.recipes.contains { $0.name == recipe.name } }
         let links = demoRecipes.reduce(0) { $0 + $1.ingredients.count }
         let distinct = Set(demoRecipes.flatMap { $0.ingredients.map(\.name) }).count
         say("   The \(demoRecipes.count) recipes list \(links) ingredients between them, but only \(distinct) distinct Ingredient models: each is stored once.")
 
-        step(5, "Remove \"\(Self.removed.ingredient)\" from \"\(Self.removed.recipe)\": only the link goes")
+        console.writeStep(5, "Remove \"\(Self.removed.ingredient)\" from \"\(Self.removed.recipe)\": only the link goes")
         let ingredient = try book.remove(Self.removed.ingredient, from: Self.removed.recipe)
         say("   " + Report.removed(ingredient, from: Self.removed.recipe))
 
-        step(6, "Delete \"\(Self.deleted)\": no cascade on a many-to-many, so its ingredients stay")
+        console.writeStep(6, "Delete \"\(Self.deleted)\": no cascade on a many-to-many, so its ingredients stay")
         let survivors = try book.delete(Self.deleted)
         say("   " + Report.deleted(Self.deleted, ingredients: survivors))
 
-        step(7, "Open the store file again in a new ModelContainer: what was saved is on disk")
+        console.writeStep(7, "Open the store file again in a new ModelContainer: what was saved is on disk")
         let reopened = RecipeBook(context: ModelContext(try Recipes.openContainer(at: storeURL)))
         say("   Recipes:")
         Report.recipes(try reopened.recipes(), indent: "     ").forEach(say)
         say("   Ingredients:")
         Report.ingredients(try reopened.ingredients(), indent: "     ").forEach(say)
 
-        step(8, "Clean up: delete the demo's recipes and the ingredients it created, leaving the store as the demo found it")
+        console.writeStep(8, "Clean up: delete the demo's recipes and the ingredients it created, leaving the store as the demo found it")
         for recipe in try reopened.recipes() where demoNames.contains(recipe.name) {
             let name = recipe.name
             try reopened.delete(name)
@@ -98,9 +99,4 @@ struct Demo {
     }
 
     private func say(_ line: String) { console.write(line) }
-
-    private func step(_ number: Int, _ title: String) {
-        say("")
-        say("\(number). \(title)")
-    }
 }

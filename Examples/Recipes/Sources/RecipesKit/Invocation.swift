@@ -1,3 +1,5 @@
+import ExampleSupport
+
 /// What the user asked for on the command line: a command and, optionally, a store file.
 struct Invocation: Equatable {
     /// A Recipes command with its arguments.
@@ -44,47 +46,14 @@ struct Invocation: Equatable {
 }
 
 extension Invocation {
-    /// Parses the arguments that follow the program name.
-    ///
-    /// `--store PATH` (or `--store=PATH`) may appear anywhere; `--` ends the options, so a name may
-    /// start with `-`. No arguments, `help`, `-h` and `--help` ask for the help text.
+    /// Parses the arguments that follow the program name, as ``CommandLineArguments`` describes.
     ///
     /// - Throws: ``RecipesError`` `.usage` for an unknown command or option or a wrong number of
     ///   arguments.
     init(parsing arguments: [String]) throws {
-        var storePath: String?
-        var positional: [String] = []
-        var remaining = arguments[...]
-        var wantsHelp = false
-        while let argument = remaining.popFirst() {
-            if argument == "--" {
-                positional.append(contentsOf: remaining)
-                break
-            } else if argument == "--store" {
-                guard let path = remaining.popFirst(), !path.isEmpty else {
-                    throw RecipesError(.usage, "--store needs a file path: recipes --store PATH <command>.")
-                }
-                storePath = path
-            } else if argument.hasPrefix("--store=") {
-                let path = String(argument.dropFirst("--store=".count))
-                guard !path.isEmpty else {
-                    throw RecipesError(.usage, "--store needs a file path: recipes --store PATH <command>.")
-                }
-                storePath = path
-            } else if argument == "-h" || argument == "--help" {
-                wantsHelp = true
-            } else if argument.hasPrefix("-"), argument.count > 1 {
-                throw RecipesError(.usage, "unknown option \(argument). Run \"recipes help\" for the options.")
-            } else {
-                positional.append(argument)
-            }
-        }
-        self.storePath = storePath
-        guard !wantsHelp, let name = positional.first else {
-            command = .help
-            return
-        }
-        command = try Self.command(name, Array(positional.dropFirst()))
+        let line = try CommandLineArguments<RecipesErrorCode>(parsing: arguments, program: "recipes")
+        storePath = line.storePath
+        command = try Self.command(line)
     }
 
     /// The ingredient names in the arguments after the recipe: split at commas when there are any,
@@ -94,42 +63,34 @@ extension Invocation {
         return arguments.joined(separator: " ").split(separator: ",", omittingEmptySubsequences: false).map(String.init)
     }
 
-    private static func command(_ name: String, _ arguments: [String]) throws -> Command {
-        func expect(_ count: Int, _ synopsis: String) throws {
-            guard arguments.count == count else {
-                throw RecipesError(
-                    .usage, "\(name) takes \(count == 0 ? "no" : String(count)) argument\(count == 1 ? "" : "s"), got \(arguments.count). Usage: recipes \(synopsis)")
-            }
-        }
-        switch name {
+    private static func command(_ line: CommandLineArguments<RecipesErrorCode>) throws -> Command {
+        let arguments = line.arguments
+        switch line.command {
+        case nil:
+            return .help
         case "add":
-            guard arguments.count >= 2 else {
-                throw RecipesError(
-                    .usage, "add takes a recipe and its ingredients, got \(arguments.count) argument\(arguments.count == 1 ? "" : "s"). Usage: recipes add <recipe> <ingredient, ingredient, ...>")
-            }
+            try line.expect(atLeast: 2, "a recipe and its ingredients", "add <recipe> <ingredient, ingredient, ...>")
             return .add(recipe: arguments[0], ingredients: ingredientNames(Array(arguments.dropFirst())))
         case "list":
-            try expect(0, "list")
+            try line.expect(0, "list")
             return .list
         case "ingredients":
-            try expect(0, "ingredients")
+            try line.expect(0, "ingredients")
             return .ingredients
         case "ingredient":
-            try expect(1, "ingredient <name>")
+            try line.expect(1, "ingredient <name>")
             return .ingredient(name: arguments[0])
         case "remove":
-            try expect(2, "remove <recipe> <ingredient>")
+            try line.expect(2, "remove <recipe> <ingredient>")
             return .remove(recipe: arguments[0], ingredient: arguments[1])
         case "delete":
-            try expect(1, "delete <recipe>")
+            try line.expect(1, "delete <recipe>")
             return .delete(recipe: arguments[0])
         case "demo":
-            try expect(0, "demo")
+            try line.expect(0, "demo")
             return .demo
-        case "help":
-            return .help
         default:
-            throw RecipesError(.usage, "unknown command \"\(name)\". Run \"recipes help\" for the commands.")
+            throw line.unknownCommand
         }
     }
 }

@@ -1,3 +1,4 @@
+import ExampleSupport
 import Foundation
 import Stowage
 
@@ -18,16 +19,8 @@ public enum Recipes {
     ///   - console: Where output and errors go.
     /// - Returns: The exit status: 0 on success, 1 when an operation fails, 64 for a usage error.
     public static func run(_ arguments: [String], console: Console = .standard) -> Int32 {
-        do {
-            let invocation = try Invocation(parsing: arguments)
-            try execute(invocation, console: console)
-            return 0
-        } catch let error as RecipesError {
-            console.writeError("error: \(error.message)")
-            return error.exitStatus
-        } catch {
-            console.writeError("error: \(error)")
-            return 1
+        console.run {
+            try execute(Invocation(parsing: arguments), console: console)
         }
     }
 
@@ -84,8 +77,7 @@ public enum Recipes {
         do {
             return try ModelContainer(for: Recipe.self, configurations: ModelConfiguration(url: url))
         } catch {
-            let reason = (error as? StowageError)?.message ?? String(describing: error)
-            throw RecipesError(.store, "could not open the store at \(url.path): \(reason)")
+            throw RecipesError.store(openingAt: url, error)
         }
     }
 }

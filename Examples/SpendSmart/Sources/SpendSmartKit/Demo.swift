@@ -1,3 +1,4 @@
+import ExampleSupport
 import Foundation
 import Stowage
 
@@ -32,46 +33,46 @@ struct Demo {
         try checkNamesAreFree(in: store)
         say("SpendSmart demo. Store: \(storeURL.path)")
 
-        step(1, "Create \(Self.budgets.count) budgets; each is inserted into a ModelContext and saved")
+        console.writeStep(1, "Create \(Self.budgets.count) budgets; each is inserted into a ModelContext and saved")
         for (name, limit) in Self.budgets {
             say("   " + Report.added(try store.add(name: name, limit: limit)))
         }
 
-        step(2, "List every budget with the article's Budget.all (sorted by name, Z to A), spent of limit")
+        console.writeStep(2, "List every budget with the article's Budget.all (sorted by name, Z to A), spent of limit")
         table(try store.all())
 
-        step(3, "Filter: the budgets over \(Amount.format(Self.threshold)), #Predicate { $0.limit > amount } run by SQLite")
+        console.writeStep(3, "Filter: the budgets over \(Amount.format(Self.threshold)), #Predicate { $0.limit > amount } run by SQLite")
         table(try store.budgets(over: Self.threshold))
 
-        step(4, "Rename \"\(Self.renamed.from)\" to \"\(Self.renamed.to)\"")
+        console.writeStep(4, "Rename \"\(Self.renamed.from)\" to \"\(Self.renamed.to)\"")
         try store.rename(Self.renamed.from, to: Self.renamed.to)
         say("   " + Report.renamed(Self.renamed.from, to: Self.renamed.to))
 
-        step(5, "Spend: budget.addTransaction(_:) appends a Transaction, whose budget the inverse sets")
+        console.writeStep(5, "Spend: budget.addTransaction(_:) appends a Transaction, whose budget the inverse sets")
         for (budget, amount, note) in Self.transactions {
             let transaction = try store.spend(amount, on: note, from: budget, date: now)
             if let budget = transaction.budget { say("   " + Report.spent(transaction, from: budget)) }
         }
 
-        step(6, "Show \"\(Self.shown)\": its transactions in the order they were added, and budget.total")
+        console.writeStep(6, "Show \"\(Self.shown)\": its transactions in the order they were added, and budget.total")
         Report.statement(try store.budget(named: Self.shown), indent: "  ").forEach { say("   " + $0) }
 
-        step(7, "List every budget again: each total is the sum of its transactions")
+        console.writeStep(7, "List every budget again: each total is the sum of its transactions")
         table(try store.all())
 
-        step(8, "Delete \"\(Self.deleted)\": the cascade delete rule deletes its transactions too")
+        console.writeStep(8, "Delete \"\(Self.deleted)\": the cascade delete rule deletes its transactions too")
         let before = try store.transactionCount()
         let cascaded = try store.delete(Self.deleted)
         say("   " + Report.deleted(Self.deleted, transactions: cascaded))
         say("   Transactions in the store: \(before) before, \(try store.transactionCount()) after.")
 
-        step(9, "Open the store file again in a new ModelContainer: what was saved is on disk")
+        console.writeStep(9, "Open the store file again in a new ModelContainer: what was saved is on disk")
         let reopened = BudgetStore(context: ModelContext(try SpendSmart.openContainer(at: storeURL)))
         let saved = try reopened.all()
         table(saved)
         Report.statement(try reopened.budget(named: Self.renamed.to), indent: "  ").forEach { say("   " + $0) }
 
-        step(10, "Clean up: delete the demo's budgets, leaving the store as the demo found it")
+        console.writeStep(10, "Clean up: delete the demo's budgets, leaving the store as the demo found it")
         for budget in saved where demoNames.contains(budget.name) {
             let name = budget.name
             let transactions = try reopened.delete(name)
@@ -99,11 +100,6 @@ struct Demo {
     }
 
     private func say(_ line: String) { console.write(line) }
-
-    private func step(_ number: Int, _ title: String) {
-        say("")
-        say("\(number). \(title)")
-    }
 
     private func table(_ budgets: [Budget]) {
         Report.table(budgets, indent: "   ").forEach(say)

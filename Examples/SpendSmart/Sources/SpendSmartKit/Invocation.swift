@@ -1,3 +1,5 @@
+import ExampleSupport
+
 /// What the user asked for on the command line: a command and, optionally, a store file.
 struct Invocation: Equatable {
     /// A SpendSmart command with its arguments.
@@ -44,88 +46,50 @@ struct Invocation: Equatable {
 }
 
 extension Invocation {
-    /// Parses the arguments that follow the program name.
-    ///
-    /// `--store PATH` (or `--store=PATH`) may appear anywhere; `--` ends the options, so a budget name
-    /// may start with `-`. No arguments, `help`, `-h` and `--help` ask for the help text.
+    /// Parses the arguments that follow the program name, as ``CommandLineArguments`` describes. A
+    /// negative amount, like `-20`, is an argument, not an option.
     ///
     /// - Throws: ``SpendSmartError`` `.usage` for an unknown command or option or a wrong number of
     ///   arguments, `.invalidAmount` for an amount that is not a number.
     init(parsing arguments: [String]) throws {
-        var storePath: String?
-        var positional: [String] = []
-        var remaining = arguments[...]
-        var wantsHelp = false
-        while let argument = remaining.popFirst() {
-            if argument == "--" {
-                positional.append(contentsOf: remaining)
-                break
-            } else if argument == "--store" {
-                guard let path = remaining.popFirst(), !path.isEmpty else {
-                    throw SpendSmartError(.usage, "--store needs a file path: spendsmart --store PATH <command>.")
-                }
-                storePath = path
-            } else if argument.hasPrefix("--store=") {
-                let path = String(argument.dropFirst("--store=".count))
-                guard !path.isEmpty else {
-                    throw SpendSmartError(.usage, "--store needs a file path: spendsmart --store PATH <command>.")
-                }
-                storePath = path
-            } else if argument == "-h" || argument == "--help" {
-                wantsHelp = true
-            } else if argument.hasPrefix("-"), argument.count > 1, Amount.parse(argument) == nil {
-                throw SpendSmartError(.usage, "unknown option \(argument). Run \"spendsmart help\" for the options.")
-            } else {
-                positional.append(argument)
-            }
+        let line = try CommandLineArguments<SpendSmartErrorCode>(parsing: arguments, program: "spendsmart") {
+            Amount.parse($0) != nil
         }
-        self.storePath = storePath
-        guard !wantsHelp, let name = positional.first else {
-            command = .help
-            return
-        }
-        command = try Self.command(name, Array(positional.dropFirst()))
+        storePath = line.storePath
+        command = try Self.command(line)
     }
 
-    private static func command(_ name: String, _ arguments: [String]) throws -> Command {
-        func expect(_ count: Int, _ synopsis: String) throws {
-            guard arguments.count == count else {
-                throw SpendSmartError(
-                    .usage, "\(name) takes \(count == 0 ? "no" : String(count)) argument\(count == 1 ? "" : "s"), got \(arguments.count). Usage: spendsmart \(synopsis)")
-            }
-        }
-        switch name {
+    private static func command(_ line: CommandLineArguments<SpendSmartErrorCode>) throws -> Command {
+        let arguments = line.arguments
+        switch line.command {
+        case nil:
+            return .help
         case "add":
-            try expect(2, "add <name> <limit>")
+            try line.expect(2, "add <name> <limit>")
             return .add(name: arguments[0], limit: try amount(arguments[1], "limit"))
         case "list":
-            try expect(0, "list")
+            try line.expect(0, "list")
             return .list
         case "over":
-            try expect(1, "over <amount>")
+            try line.expect(1, "over <amount>")
             return .over(try amount(arguments[0], "amount"))
         case "rename":
-            try expect(2, "rename <old> <new>")
+            try line.expect(2, "rename <old> <new>")
             return .rename(from: arguments[0], to: arguments[1])
         case "delete":
-            try expect(1, "delete <name>")
+            try line.expect(1, "delete <name>")
             return .delete(name: arguments[0])
         case "spend":
-            guard arguments.count >= 3 else {
-                throw SpendSmartError(
-                    .usage, "spend takes a budget, an amount and a note, got \(arguments.count) argument\(arguments.count == 1 ? "" : "s"). Usage: spendsmart spend <budget> <amount> <note>")
-            }
+            try line.expect(atLeast: 3, "a budget, an amount and a note", "spend <budget> <amount> <note>")
             return .spend(budget: arguments[0], amount: try amount(arguments[1], "amount"), note: arguments[2...].joined(separator: " "))
         case "show":
-            try expect(1, "show <budget>")
+            try line.expect(1, "show <budget>")
             return .show(budget: arguments[0])
         case "demo":
-            try expect(0, "demo")
+            try line.expect(0, "demo")
             return .demo
-        case "help":
-            return .help
         default:
-            throw SpendSmartError(.usage, "unknown command \"\(name)\". Run \"spendsmart help\" for the commands.")
+            throw line.unknownCommand
         }
     }
 

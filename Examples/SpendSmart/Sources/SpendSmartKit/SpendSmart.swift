@@ -1,3 +1,4 @@
+import ExampleSupport
 import Foundation
 import Stowage
 
@@ -23,16 +24,8 @@ public enum SpendSmart {
 
     /// Runs one command line, dating new transactions with `now()`.
     static func run(_ arguments: [String], console: Console, now: () -> Date) -> Int32 {
-        do {
-            let invocation = try Invocation(parsing: arguments)
-            try execute(invocation, console: console, now: now)
-            return 0
-        } catch let error as SpendSmartError {
-            console.writeError("error: \(error.message)")
-            return error.exitStatus
-        } catch {
-            console.writeError("error: \(error)")
-            return 1
+        console.run {
+            try execute(Invocation(parsing: arguments), console: console, now: now)
         }
     }
 
@@ -102,8 +95,7 @@ public enum SpendSmart {
         } catch let error as StowageError where error.code == .schemaMismatch {
             throw outdatedStore(at: url, error)
         } catch {
-            let reason = (error as? StowageError)?.message ?? String(describing: error)
-            throw SpendSmartError(.store, "could not open the store at \(url.path): \(reason)")
+            throw SpendSmartError.store(openingAt: url, error)
         }
     }
 

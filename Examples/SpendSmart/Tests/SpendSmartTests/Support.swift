@@ -1,29 +1,15 @@
+import ExampleTestSupport
 import Foundation
 import Stowage
 @testable import SpendSmartKit
 
-/// Output and error lines written by a command, for exact comparisons.
-final class Transcript {
-    private(set) var output: [String] = []
-    private(set) var errors: [String] = []
+// The shared test helpers, named here so every file of the target sees them without an import.
+typealias Transcript = ExampleTestSupport.Transcript
+typealias TemporaryDirectory = ExampleTestSupport.TemporaryDirectory
 
-    var console: Console {
-        Console(write: { self.output.append($0) }, writeError: { self.errors.append($0) })
-    }
-}
-
-/// A directory of its own under the temporary directory, removed by ``remove()``.
-struct TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("SpendSmartTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
+extension TemporaryDirectory {
+    /// A directory of its own under the temporary directory, removed by ``remove()``.
+    init() throws { try self.init(prefix: "SpendSmartTests") }
 }
 
 /// A store on a fresh in-memory container.
