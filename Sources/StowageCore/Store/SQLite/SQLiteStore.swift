@@ -214,13 +214,23 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                         try execute(db, deleteSQL(delete.entity), [.integer(delete.primaryKey)])
                     }
                 }
+                var updateSQL: [UpdateShape: String] = [:]
                 for update in changes.updates {
-                    try attributing(to: update.entity) { try applyUpdate(update, db) }
+                    try attributing(to: update.entity) { try applyUpdate(update, sqlCache: &updateSQL, db) }
                 }
                 var keys: [Int64] = []
                 keys.reserveCapacity(changes.inserts.count)
+                // Each entity's INSERT statement, looked up once per save rather than once per row.
+                var insertStatements: [ObjectIdentifier: OpaquePointer] = [:]
                 for insert in changes.inserts {
-                    keys.append(try attributing(to: insert.entity) { try applyInsert(insert, db) })
+                    let statement: OpaquePointer
+                    if let cached = insertStatements[ObjectIdentifier(insert.entity)] {
+                        statement = cached
+                    } else {
+                        statement = try db.cachedStatement(sql: insertSQL(insert.entity)).sqliteStatement
+                        insertStatements[ObjectIdentifier(insert.entity)] = statement
+                    }
+                    keys.append(try attributing(to: insert.entity) { try applyInsert(insert, statement, db) })
                 }
                 if !changes.relationshipWrites.isEmpty {
                     var insertedKeys: [ObjectIdentifier: Int64] = [:]
@@ -245,10 +255,8 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         }
     }
 
-    private func applyInsert(_ insert: ChangeSet.Insert, _ db: Database) throws -> Int64 {
+    private func applyInsert(_ insert: ChangeSet.Insert, _ statement: OpaquePointer, _ db: Database) throws -> Int64 {
         let entity = insert.entity
-        let sql = insertSQL(entity)
-        let statement = try db.cachedStatement(sql: sql).sqliteStatement
         sqlite3_reset(statement)
         defer { sqlite3_reset(statement) }
         for (offset, attribute) in entity.columnAttributes.enumerated() {
@@ -266,12 +274,27 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         return key
     }
 
-    private func applyUpdate(_ update: ChangeSet.Update, _ db: Database) throws {
+    /// The entity and changed columns of an UPDATE: saves that change the same columns of many rows
+    /// build its SQL once.
+    private struct UpdateShape: Hashable {
+        let entity: ObjectIdentifier
+        let columns: [Int]
+    }
+
+    private func applyUpdate(_ update: ChangeSet.Update, sqlCache: inout [UpdateShape: String], _ db: Database) throws {
         let columns = update.attributes.filter { !$0.isExternalStorage }
         if !columns.isEmpty {
-            var sql = "UPDATE \(SQLiteSQL.quote(update.entity.name)) SET "
-            sql += columns.map { "\(SQLiteSQL.quote($0.name)) = ?" }.joined(separator: ", ")
-            sql += " WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
+            let shape = UpdateShape(entity: ObjectIdentifier(update.entity), columns: columns.map(\.index))
+            let sql: String
+            if let cached = sqlCache[shape] {
+                sql = cached
+            } else {
+                var text = "UPDATE \(SQLiteSQL.quote(update.entity.name)) SET "
+                text += columns.map { "\(SQLiteSQL.quote($0.name)) = ?" }.joined(separator: ", ")
+                text += " WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
+                sqlCache[shape] = text
+                sql = text
+            }
             var values = try columns.map { try storableValue($0, of: update.model) }
             values.append(.integer(update.primaryKey))
             try execute(db, sql, values)

@@ -1,0 +1,201 @@
+import Foundation
+
+// stowage-bench: Stowage against raw SQLite, GRDB (and Fluent with --traits Fluent), in one process,
+// interleaved, median of several runs. See BENCHMARKS.md at the repository root.
+
+
+let options: Options
+do {
+    options = try Options(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(64)
+}
+
+let raw = RawContender()
+let stowage = StowageContender()
+var contenders: [any Contender] = [
+    raw,
+    GRDBContender<CodableRecord>(name: "GRDB Codable"),
+    GRDBContender<ManualRecord>(name: "GRDB manual"),
+    stowage,
+]
+#if Fluent
+contenders.append(FluentContender())
+#endif
+
+if let child = options.child {
+    do {
+        try MemoryProbe.runChild(child, contenders: contenders)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(1)
+    }
+}
+
+#if Fluent
+if !options.fluent { contenders.removeAll { $0 is FluentContender } }
+#else
+if options.fluent {
+    FileHandle.standardError.write(Data("--fluent needs a build with --traits Fluent\n".utf8))
+    exit(64)
+}
+#endif
+
+@MainActor func scaled(_ count: Int) -> Int { max(1, Int((Double(count) * options.scale).rounded())) }
+let rowCount = scaled(100_000)
+let bigRowCount = scaled(1_000_000)
+let lookupCount = min(scaled(10_000), rowCount)
+let updateCount = max(1, rowCount / 10)
+let equalityValues = (0..<100).map { $0 * 7 % 1000 }
+let batchSize = 5000
+
+let directory: URL
+if let path = options.directory {
+    directory = URL(fileURLWithPath: path)
+} else {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent("stowage-bench-\(getpid())")
+}
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { if options.directory == nil { try? FileManager.default.removeItem(at: directory) } }
+
+@MainActor func storePath(_ contender: any Contender, _ label: String) -> String {
+    directory.appendingPathComponent("\(slug(contender.name))-\(label).sqlite").path
+}
+
+func removeStore(_ path: String) {
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+}
+
+/// Runs `body` `options.runs` times for every contender, rotating the order each run.
+@MainActor func interleave(_ body: (any Contender, Int) throws -> Void) throws {
+    for run in 0..<options.runs {
+        for offset in 0..<contenders.count {
+            try body(contenders[(offset + run) % contenders.count], run)
+        }
+    }
+}
+
+func describeMachine() -> String {
+    let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+        .split(separator: "\n").first { $0.hasPrefix("model name") }?
+        .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+    let memory = (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8))?
+        .split(separator: "\n").first { $0.hasPrefix("MemTotal") }?
+        .split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { Int($0) }.map { "\($0 / 1024 / 1024) GiB RAM" } ?? "unknown RAM"
+    return "\(ProcessInfo.processInfo.activeProcessorCount) cores (\(cpu)), \(memory)"
+}
+
+print("stowage-bench: \(rowCount) rows, \(bigRowCount) for W6, \(lookupCount) lookups, \(options.runs) runs, scale \(options.scale)")
+print("machine: \(describeMachine())")
+print("contenders: \(contenders.map(\.name).joined(separator: ", "))")
+
+let sqlCheck = try stowage.checkSQL(in: directory)
+print("\nStowage SQL per workload (SQLDebug):")
+for line in sqlCheck { print("  \(line)") }
+
+var results = Results()
+let values = RowValues.make(count: rowCount)
+
+if options.workloads.contains("W1") {
+    print("\nW1 insert \(rowCount)…")
+    try interleave { contender, run in
+        let path = storePath(contender, "insert-\(run)")
+        results.record("W1", "insert \(rowCount), one save", try contender.insert(values, path: path))
+        removeStore(path)
+    }
+}
+
+let readWorkloads = ["W2", "W3", "W4", "W5"]
+if !options.workloads.isDisjoint(with: readWorkloads) {
+    for contender in contenders { try contender.prepareReadStore(path: storePath(contender, "read"), rows: rowCount) }
+}
+if options.workloads.contains("W2") {
+    print("W2 fetch all…")
+    try interleave { contender, _ in results.record("W2", "fetch all \(rowCount) into objects", try contender.fetchAll()) }
+}
+if options.workloads.contains("W3") {
+    print("W3 predicate fetches…")
+    try interleave { contender, _ in
+        results.record("W3a", "d1 in 100..<200 (unindexed Double, 10%)", try contender.fetchRange(100..<200))
+    }
+    try interleave { contender, _ in
+        results.record("W3b", "i1 == v (indexed Int), 100 queries", try contender.fetchEqual(equalityValues))
+    }
+}
+if options.workloads.contains("W4") {
+    print("W4 lookups by identifier…")
+    let keys = randomKeys(lookupCount, of: rowCount, seed: 42)
+    try interleave { contender, _ in
+        results.record("W4a", "\(lookupCount) by id, empty context (misses)", try contender.lookup(keys, hits: false))
+    }
+    try interleave { contender, _ in
+        results.record("W4b", "\(lookupCount) by id, objects registered (hits)", try contender.lookup(keys, hits: true))
+    }
+}
+if options.workloads.contains("W5") {
+    print("W5 updates…")
+    let keys = (0..<updateCount).map { Int64($0 * rowCount / updateCount + 1) }
+    try interleave { contender, run in
+        results.record("W5", "change 2 properties of \(updateCount), one save", try contender.update(keys, run: run + 1))
+    }
+}
+if options.workloads.contains("W6") {
+    print("W6 iterate \(bigRowCount)…")
+    for contender in contenders { try contender.prepareIterationStore(path: storePath(contender, "iterate"), rows: bigRowCount) }
+    try interleave { contender, _ in
+        results.record("W6", "iterate \(bigRowCount), batches of \(batchSize)", try contender.iterate(batchSize: batchSize))
+    }
+}
+
+var memoryLines: [String] = []
+if options.workloads.contains("M1") {
+    print("M1 peak memory (child processes)…")
+    memoryLines = [
+        "| Memory workload | Contender | Peak RSS growth (MB) | Rows |",
+        "|---|---|---:|---:|",
+    ]
+    let memoryContenders = contenders.filter { !($0.name == "GRDB manual") }
+    for (label, rows) in [("iterate", rowCount), ("iterate", bigRowCount)] {
+        // The stores W6 would iterate, at this row count.
+        for contender in memoryContenders {
+            let path = storePath(contender, "m1-\(rows)")
+            try contender.prepareIterationStore(path: path, rows: rows)
+            let (growth, seen) = try MemoryProbe.measure(contender, mode: label, path: path, rows: rows)
+            memoryLines.append("| **M1** iterate \(rows) | \(contender.name) | \(String(format: "%.1f", growth)) | \(seen) |")
+            removeStore(path)
+        }
+    }
+    for contender in memoryContenders {
+        let path = storePath(contender, "m1-insert")
+        let (growth, seen) = try MemoryProbe.measure(contender, mode: "insert", path: path, rows: bigRowCount)
+        memoryLines.append("| **M1** insert \(bigRowCount), save every 10k | \(contender.name) | \(String(format: "%.1f", growth)) | \(seen) |")
+        removeStore(path)
+    }
+}
+
+let table = results.table()
+print("\n" + table)
+if !memoryLines.isEmpty { print("\n" + memoryLines.joined(separator: "\n")) }
+
+if let markdown = options.markdown {
+    let formatter = ISO8601DateFormatter()
+    let report = """
+        Run \(formatter.string(from: Date())) on \(describeMachine()); \(options.runs) runs per workload, \
+        scale \(options.scale) (\(rowCount) rows, \(bigRowCount) for W6 and M1, \(lookupCount) lookups).
+
+        \(table)
+
+        \(memoryLines.joined(separator: "\n"))
+
+        Statements Stowage ran for each workload (SQLDebug, on a 20-row store):
+
+        ```
+        \(sqlCheck.joined(separator: "\n"))
+        ```
+
+        """
+    try report.write(toFile: markdown, atomically: true, encoding: .utf8)
+    print("\nwrote \(markdown)")
+}
