@@ -129,16 +129,12 @@ struct SQLSnapshotTests {
         descriptor.fetchOffset = 5
         _ = try fixture.context.fetch(descriptor)
         #expect(fixture.log.events(of: fixture.container).dropFirst(mark).map(\.sql) == [
-            "PRAGMA query_only = 1", "BEGIN DEFERRED TRANSACTION",
             #"SELECT "_pk", "number", "count", "price", "name", "note", "rank", "flag", "date", "status", "previous", "token" FROM "Item" "#
                 + #"WHERE (("count" >= ?) AND (NOT ("note" IS NULL))) ORDER BY "name" COLLATE localizedStandard, "price" DESC, "_pk" LIMIT ? OFFSET ?"#,
-            "COMMIT TRANSACTION", "PRAGMA query_only = 0",
         ])
         #expect(fixture.statements(after: mark) == [
-            "PRAGMA query_only = 1", "BEGIN DEFERRED TRANSACTION",
             #"SELECT "_pk", "number", "count", "price", "name", "note", "rank", "flag", "date", "status", "previous", "token" FROM "Item" "#
                 + #"WHERE (("count" >= 2) AND (NOT ("note" IS NULL))) ORDER BY "name" COLLATE localizedStandard, "price" DESC, "_pk" LIMIT 10 OFFSET 5"#,
-            "COMMIT TRANSACTION", "PRAGMA query_only = 0",
         ])
     }
 }

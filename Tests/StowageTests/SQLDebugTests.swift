@@ -29,9 +29,9 @@ import Testing
 
         let events = capture.log.events(of: container)
         let insert = try #require(events.first { $0.sql.hasPrefix("INSERT") })
-        #expect(insert.sql == #"INSERT INTO "Item" ("name", "value", "order", "note", "tags") VALUES (?, ?, ?, ?, ?) RETURNING "_pk""#)
+        #expect(insert.sql == #"INSERT INTO "Item" ("name", "value", "order", "note", "tags") VALUES (?, ?, ?, ?, ?)"#)
         #expect(insert.expandedSQL.hasPrefix(#"INSERT INTO "Item" ("name", "value", "order", "note", "tags") VALUES ('O''Brien"#))
-        #expect(insert.expandedSQL.hasSuffix(#"', 42, 0, NULL, '[]') RETURNING "_pk""#))
+        #expect(insert.expandedSQL.hasSuffix(#"', 42, 0, NULL, '[]')"#))
         #expect(insert.duration >= 0)
         #expect(insert.storeIdentifier == container.store.identifier)
         #expect(events.allSatisfy { $0.storeIdentifier == container.store.identifier })

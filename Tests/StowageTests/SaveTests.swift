@@ -103,8 +103,8 @@ import Testing
         context.insert(item)
         try context.save()
         let insert = try #require(capture.writes(of: container).last)
-        #expect(insert.sql == #"INSERT INTO "Item" ("name", "value", "order", "note", "tags") VALUES (?, ?, ?, ?, ?) RETURNING "_pk""#)
-        #expect(insert.expandedSQL == #"INSERT INTO "Item" ("name", "value", "order", "note", "tags") VALUES ('a', 1, 0, NULL, '[]') RETURNING "_pk""#)
+        #expect(insert.sql == #"INSERT INTO "Item" ("name", "value", "order", "note", "tags") VALUES (?, ?, ?, ?, ?)"#)
+        #expect(insert.expandedSQL == #"INSERT INTO "Item" ("name", "value", "order", "note", "tags") VALUES ('a', 1, 0, NULL, '[]')"#)
 
         capture.removeAll()
         item.value = 2

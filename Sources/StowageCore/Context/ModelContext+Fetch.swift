@@ -76,19 +76,47 @@ extension ModelContext {
         _ fetch: FetchDescriptor<T>, batchSize: Int = 5000, allowEscapingMutations: Bool = false,
         block: (T) throws -> Void
     ) throws {
-        let results = try self.fetch(fetch, batchSize: batchSize)
+        processInbox()
+        let batchSize = max(batchSize, 1)
         let changesBefore = hasChanges
-        var index = results.startIndex
-        while index < results.endIndex {
-            let end = min(index + max(batchSize, 1), results.endIndex)
-            let batch = try results.batch(index..<end)
-            for model in batch { try block(model) }
+        func checkMutations() throws {
             if !allowEscapingMutations && !changesBefore && hasChanges {
                 throw StowageError(
                     .invalidValue,
                     "The enumerate block changed models. Save inside the block, or pass allowEscapingMutations: true.",
                     entityName: String(describing: T.self))
             }
+        }
+        let plan = try FetchPlan(fetch, context: self)
+        if plan.runsEntirelyInSQL && plan.query.sort.isEmpty && plan.query.limit == nil && plan.query.offset == nil {
+            // Keyset pagination in primary-key order: each batch starts after the last key of the
+            // previous one, so nothing is held between batches (no list of every key).
+            var last: Int64?
+            while true {
+                var query = plan.query
+                query.limit = batchSize
+                if let last {
+                    let after = QueryExpression.comparison(.greater, .primaryKey, .value(.integer(last)), collation: nil)
+                    query.filter = query.filter.map { .and([$0, after]) } ?? after
+                }
+                var batch: [T] = []
+                batch.reserveCapacity(batchSize)
+                try store.fetch(query) { row in
+                    batch.append(try materialize(row, entity: plan.entity, query: query, as: T.self))
+                }
+                for model in batch { try block(model) }
+                try checkMutations()
+                guard batch.count == batchSize, case .row(let key)? = batch.last?.persistentBackingData.key else { return }
+                last = key
+            }
+        }
+        let results = try self.fetch(fetch, batchSize: batchSize)
+        var index = results.startIndex
+        while index < results.endIndex {
+            let end = min(index + batchSize, results.endIndex)
+            let batch = try results.batch(index..<end)
+            for model in batch { try block(model) }
+            try checkMutations()
             index = end
         }
     }

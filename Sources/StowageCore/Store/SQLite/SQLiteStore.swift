@@ -192,7 +192,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
 
     func read<Result>(_ fragment: SQLFragment, _ body: (OpaquePointer, Database) throws -> Result) throws -> Result {
         do {
-            return try writer.read { db in
+            // One statement is atomic in SQLite: no transaction around it (GRDB's `read` would add
+            // BEGIN / PRAGMA schema_version / COMMIT to every fetch).
+            return try writer.unsafeRead { db in
                 try SQLiteStatement.with(db, fragment.sql, fragment.arguments) { try body($0, db) }
             }
         } catch let error as StowageError {
@@ -369,7 +371,11 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 sql += " ON CONFLICT(\(constraint.map(SQLiteSQL.quote).joined(separator: ", "))) DO UPDATE SET \(assignments)"
             }
         }
-        sql += " RETURNING \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn))"
+        if !constraints.isEmpty {
+            // Only an upsert needs RETURNING (the row it updated); a plain insert reads
+            // sqlite3_last_insert_rowid, which spares SQLite a temporary table per row.
+            sql += " RETURNING \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn))"
+        }
         sqlCache.withLock { $0[key] = sql }
         return sql
     }
