@@ -264,6 +264,31 @@ extension ModelContext {
                 registered.removeValue(forKey: key)
             }
         }
+        // Relationship arrays and external values this context loaded may have changed: forget them
+        // (unless the model has unsaved changes) so the next read loads the saved state.
+        let touched = Set(changes.updated.keys).union(changes.deleted.keys)
+        for entry in registered.values {
+            let model = entry.model
+            let data = model.persistentBackingData
+            guard data.state == .persisted, data.changedProperties.isEmpty, let entity = data.entity else { continue }
+            for relationship in entity.relationshipList {
+                guard let accessor = relationship.accessor, let destination = relationship.destinationEntity else { continue }
+                switch relationship.storage {
+                case .inverseForeignKey, .joinTable:
+                    if touched.contains(destination.name) || touched.contains(entity.name) { accessor.invalidate(model) }
+                case .foreignKey:
+                    if let key = data.foreignKeys[relationship.index], changes.deleted[destination.name]?.contains(key) == true {
+                        data.foreignKeys[relationship.index] = nil
+                        accessor.invalidate(model)
+                    }
+                }
+            }
+            if case .row(let pk)? = data.key, changes.updated[entity.name]?.contains(pk) == true {
+                for attribute in entity.externalAttributes where attribute.accessor.isLoaded(model) {
+                    attribute.accessor.unload(model)
+                }
+            }
+        }
         for (name, keys) in changes.updated {
             guard let entity = schema.entitiesByName[name] else { continue }
             let held = keys.filter { registered[RowKey(entity: entity, primaryKey: $0)] != nil }

@@ -87,34 +87,36 @@ extension ModelContext {
 
     // MARK: - Save support
 
-    /// Applies delete rules to the models deleted in this context: cascades mark related models deleted
-    /// (through several levels and cycles); a `.deny` relationship that still refers to models makes
-    /// the save fail, naming them, before anything changes.
-    func applyDeleteRules() throws {
-        var scheduled: [ObjectIdentifier: any PersistentModel] = [:]
+    /// The models the delete rules of this save's deletions take with them (cascade, through several
+    /// levels and cycles), computed without changing the context. A `.deny` relationship that still
+    /// refers to models fails the save, naming them. Nullify relationships are loaded too, so the models
+    /// on their other side forget the deleted ones after the save.
+    func cascadedDeletions() throws -> [any PersistentModel] {
+        var scheduled: [any PersistentModel] = []
         var queue = deleted.models
         var visited = Set(queue.map { ObjectIdentifier($0) })
         var denials: [String] = []
-        func isGoingAway(_ object: AnyObject) -> Bool {
-            let state = (object as! any PersistentModel).persistentBackingData.state
-            return state == .deleted || state == .removed || scheduled[ObjectIdentifier(object)] != nil
-        }
         while let model = queue.popLast() {
             guard let entity = model.persistentBackingData.entity else { continue }
-            for relationship in entity.relationshipList where relationship.deleteRule == .cascade || relationship.deleteRule == .deny {
+            for relationship in entity.relationshipList {
+                guard relationship.deleteRule != .noAction, relationship.inverse != nil || relationship.deleteRule != .nullify else { continue }
                 RelationshipGraph.ensureLoaded(relationship, of: model)
-                let related = relationship.accessor?.related(model).filter { !isGoingAway($0) } ?? []
-                if relationship.deleteRule == .deny {
-                    if !related.isEmpty {
-                        let names = related.map { "\(($0 as! any PersistentModel).persistentModelID)" }
-                        denials.append("\(model.persistentModelID).\(relationship.name) still refers to \(names.joined(separator: ", "))")
+                let related = relationship.accessor?.related(model).filter {
+                    !visited.contains(ObjectIdentifier($0)) && (($0 as! any PersistentModel).persistentBackingData.state != .removed)
+                } ?? []
+                switch relationship.deleteRule {
+                case .deny where !related.isEmpty:
+                    let names = related.map { "\(($0 as! any PersistentModel).persistentModelID)" }
+                    denials.append("\(model.persistentModelID).\(relationship.name) still refers to \(names.joined(separator: ", "))")
+                case .cascade:
+                    for object in related {
+                        visited.insert(ObjectIdentifier(object))
+                        let object = object as! any PersistentModel
+                        scheduled.append(object)
+                        queue.append(object)
                     }
-                    continue
-                }
-                for object in related where visited.insert(ObjectIdentifier(object)).inserted {
-                    let object = object as! any PersistentModel
-                    scheduled[ObjectIdentifier(object)] = object
-                    queue.append(object)
+                default:
+                    break
                 }
             }
         }
@@ -124,19 +126,34 @@ extension ModelContext {
                 "The save would delete models whose relationships deny deletion while they refer to other models: \(denials.joined(separator: "; ")). Remove those references first, or roll back. Nothing was written.",
                 entityName: deleted.models.first?.persistentBackingData.entity?.name)
         }
-        for model in scheduled.values { delete(model) }
+        return scheduled
     }
 
-    /// Checks `minimumModelCount` / `maximumModelCount` of the to-many relationships of models being saved.
-    func validateRelationshipCounts() throws {
-        for model in inserted.models + changed.models {
+    /// Checks `minimumModelCount` / `maximumModelCount` of the to-many relationships of the models this
+    /// save inserts or changes, and of the models that lose related models to its deletions.
+    func validateRelationshipCounts(goingAway: Set<ObjectIdentifier>) throws {
+        var candidates: [any PersistentModel] = (inserted.models + changed.models).filter { !goingAway.contains(ObjectIdentifier($0)) }
+        var seen = Set(candidates.map { ObjectIdentifier($0) })
+        for model in deleted.models {
+            guard let entity = model.persistentBackingData.entity else { continue }
+            for relationship in entity.relationshipList {
+                guard let inverse = relationship.inverse, !inverse.isToOneRelationship,
+                      (inverse.minimumModelCount ?? 0) > 0 || (inverse.maximumModelCount ?? 0) > 0
+                else { continue }
+                RelationshipGraph.ensureLoaded(relationship, of: model)
+                for related in relationship.accessor?.related(model) ?? [] where !goingAway.contains(ObjectIdentifier(related)) {
+                    if seen.insert(ObjectIdentifier(related)).inserted { candidates.append(related as! any PersistentModel) }
+                }
+            }
+        }
+        for model in candidates {
             guard let entity = model.persistentBackingData.entity else { continue }
             for relationship in entity.relationshipList where !relationship.isToOneRelationship {
                 let minimum = relationship.minimumModelCount ?? 0
                 let maximum = relationship.maximumModelCount ?? 0
                 guard minimum > 0 || maximum > 0 else { continue }
                 RelationshipGraph.ensureLoaded(relationship, of: model)
-                let count = relationship.accessor?.related(model).count ?? 0
+                let count = relationship.accessor?.related(model).filter { !goingAway.contains(ObjectIdentifier($0)) }.count ?? 0
                 if (minimum > 0 && count < minimum) || (maximum > 0 && count > maximum) {
                     throw StowageError(
                         .relationshipCount,
@@ -149,9 +166,21 @@ extension ModelContext {
 
     /// The link writes of a save: every stored relationship of inserted models, and the changed
     /// relationships of changed models.
-    func relationshipWrites() -> [ChangeSet.RelationshipWrite] {
+    func relationshipWrites(excluding goingAway: Set<ObjectIdentifier>) -> [ChangeSet.RelationshipWrite] {
         var writes: [ChangeSet.RelationshipWrite] = []
-        for model in inserted.models {
+        // A to-many holds each model once, as the store does: an object appended twice is kept at its
+        // first position.
+        for model in inserted.models + changed.models where !goingAway.contains(ObjectIdentifier(model)) {
+            guard let entity = model.persistentBackingData.entity else { continue }
+            for relationship in entity.relationshipList where !relationship.isToOneRelationship {
+                guard let accessor = relationship.accessor, accessor.isLoaded(model) else { continue }
+                let related = accessor.related(model)
+                var seen = Set<ObjectIdentifier>()
+                let unique = related.filter { seen.insert(ObjectIdentifier($0)).inserted }
+                if unique.count != related.count { accessor.setRelated(unique, in: model) }
+            }
+        }
+        for model in inserted.models where !goingAway.contains(ObjectIdentifier(model)) {
             guard let entity = model.persistentBackingData.entity else { continue }
             for relationship in entity.relationshipList {
                 guard let accessor = relationship.accessor, accessor.isLoaded(model), !accessor.related(model).isEmpty else { continue }
@@ -161,7 +190,7 @@ extension ModelContext {
                 writes.append(.init(model: model, relationship: relationship))
             }
         }
-        for model in changed.models {
+        for model in changed.models where !goingAway.contains(ObjectIdentifier(model)) {
             let data = model.persistentBackingData
             guard data.state == .persisted, let entity = data.entity else { continue }
             for index in data.changedProperties {

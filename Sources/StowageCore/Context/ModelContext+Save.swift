@@ -23,17 +23,23 @@ extension ModelContext {
                 .readOnlyStore,
                 "This container's configuration was created with allowsSave: false, so its contexts cannot save. Nothing was written.")
         }
-        try applyDeleteRules()
-        try validateRelationshipCounts()
+        // Nothing below changes the context until the store has committed: a failed save leaves the
+        // context exactly as it was.
+        let cascade = try cascadedDeletions()
+        var goingAway = Set(deleted.models.map { ObjectIdentifier($0) })
+        for model in cascade { goingAway.insert(ObjectIdentifier(model)) }
+        try validateRelationshipCounts(goingAway: goingAway)
 
         var changes = ChangeSet()
-        let insertedModels = inserted.models
+        changes.removed = goingAway
+        let insertedModels = inserted.models.filter { !goingAway.contains(ObjectIdentifier($0)) }
+        let cascadedRows = cascade.filter { $0.persistentBackingData.state == .persisted }
         for model in insertedModels {
             let data = model.persistentBackingData
             guard let entity = data.entity else { continue }
             changes.inserts.append(.init(entity: entity, model: model))
         }
-        for model in changed.models {
+        for model in changed.models where !goingAway.contains(ObjectIdentifier(model)) {
             let data = model.persistentBackingData
             guard data.state == .persisted, let entity = data.entity, case .row(let pk)? = data.key else { continue }
             let attributes = data.changedProperties.compactMap { entity.properties[$0] as? Schema.Attribute }
@@ -42,17 +48,23 @@ extension ModelContext {
                 changes.updates.append(.init(entity: entity, model: model, primaryKey: pk, attributes: attributes))
             }
         }
-        for model in deleted.models {
+        for model in deleted.models + cascadedRows {
             let data = model.persistentBackingData
             guard let entity = data.entity, case .row(let pk)? = data.key else { continue }
             changes.deletes.append(.init(entity: entity, primaryKey: pk))
         }
-        changes.relationshipWrites = relationshipWrites()
+        changes.relationshipWrites = relationshipWrites(excluding: goingAway)
 
         let result = try store.apply(changes)
 
+        // Committed: now the cascade happens in the context too.
+        for model in cascade where model.persistentBackingData.state == .inserted { delete(model) }
+        for model in cascadedRows {
+            changed.remove(model)
+            model.persistentBackingData.state = .deleted
+        }
         var saved = SavedChanges()
-        let deletedModels = deleted.models
+        let deletedModels = deleted.models + cascadedRows
         for model in deletedModels {
             let data = model.persistentBackingData
             data.state = .removed
@@ -73,8 +85,11 @@ extension ModelContext {
             data.state = .persisted
             let key = RowKey(entity: insert.entity, primaryKey: pk)
             if let existing = registered[key]?.model, existing !== model {
-                // An upsert updated a row this context already holds: refresh that object below.
+                // An upsert updated a row this context already holds: that object stays the row's one
+                // object and is refreshed below with the values just written; this duplicate instance
+                // is retired (it reports isDeleted, and later changes to it are not saved).
                 staleUpserts[insert.entity, default: []].append(pk)
+                data.state = .removed
             } else {
                 registered[key] = RegisteredModel(model: model)
             }

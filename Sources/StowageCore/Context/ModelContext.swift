@@ -154,16 +154,24 @@ public final class ModelContext {
         guard data.context === self else { return }
         switch data.state {
         case .inserted:
-            // An unsaved model leaves the graph: the models it was related to forget it.
+            inserted.remove(model)
+            data.state = .detached
             if let entity = data.entity {
+                // Unsaved models its cascade relationships hold go with it.
+                for relationship in entity.relationshipList where relationship.deleteRule == .cascade {
+                    guard let accessor = relationship.accessor, accessor.isLoaded(model) else { continue }
+                    for related in accessor.related(model) {
+                        let related = related as! any PersistentModel
+                        delete(related)
+                    }
+                }
+                // An unsaved model leaves the graph: the models it was related to forget it.
                 for relationship in entity.relationshipList {
                     guard let inverse = relationship.inverse, let accessor = relationship.accessor, accessor.isLoaded(model) else { continue }
                     for related in accessor.related(model) { RelationshipGraph.unlink(model, from: related, through: inverse) }
                 }
             }
-            inserted.remove(model)
-            data.state = .detached
-            data.context = nil
+            detach(data)
             noteChange()
         case .persisted:
             data.state = .deleted
@@ -238,11 +246,7 @@ public final class ModelContext {
     /// model to its last saved value.
     public func rollback() {
         processInbox()
-        for model in inserted.models {
-            let data = model.persistentBackingData
-            data.state = .detached
-            data.context = nil
-        }
+        for model in inserted.models { detach(model.persistentBackingData) }
         for model in changed.models + deleted.models {
             let data = model.persistentBackingData
             if let entity = data.entity {
@@ -258,6 +262,14 @@ public final class ModelContext {
         changed.removeAll()
         deleted.removeAll()
         pendingErrors = []
+    }
+
+    /// Makes a model a plain object again. It forgets the container's entity too: a detached model can
+    /// outlive its container, and relationship changes then use the model type's standalone entity.
+    func detach(_ data: ModelBackingData) {
+        data.state = .detached
+        data.context = nil
+        data.entity = nil
     }
 
     /// Runs `block`, then saves. If `block` throws, the context rolls back and the error propagates.

@@ -129,8 +129,13 @@ extension Schema {
     static func standaloneEntity<T: PersistentModel>(for type: T.Type) -> Entity {
         let key = ObjectIdentifier(type)
         if let schema = standalone.withLock({ $0[key] }), let entity = schema.entity(for: type) { return entity }
-        let schema = Schema([type])
-        standalone.withLock { $0[key] = schema }
+        let made = Schema([type])
+        // Keep whichever schema was stored first: entities refer to each other without retaining.
+        let schema = standalone.withLock { cache in
+            if let existing = cache[key] { return existing }
+            cache[key] = made
+            return made
+        }
         return schema.entity(for: type)!
     }
 }

@@ -82,6 +82,8 @@ struct ChangeSet {
     var updates: [Update] = []
     var deletes: [Delete] = []
     var relationshipWrites: [RelationshipWrite] = []
+    /// Models this save deletes (directly or by cascade): links to them are written as absent.
+    var removed: Set<ObjectIdentifier> = []
 
     var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && relationshipWrites.isEmpty }
 }

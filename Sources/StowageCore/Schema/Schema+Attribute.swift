@@ -176,7 +176,7 @@ final class TypedAttributeAccessor<Root: PersistentModel, Value>: AttributeAcces
 
     func restore(_ snapshot: Any, into model: AnyObject) {
         let object = root(model)
-        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as? Value }
+        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as! Value? }
     }
 
     func encode(constant value: Any) throws -> StorageValue? {

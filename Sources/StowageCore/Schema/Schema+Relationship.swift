@@ -160,6 +160,14 @@ protocol RelationshipAccessor: AnyObject {
 extension RelationshipAccessor {
     var isEmptyKeyPath: AnyKeyPath? { nil }
     var countKeyPath: AnyKeyPath? { nil }
+
+    /// Forgets the loaded relationship so that the next read loads it again, notifying observers.
+    func invalidate(_ model: AnyObject) {
+        guard isLoaded(model) else { return }
+        let current = related(model)
+        setRelated(current, in: model)  // notifies observers of the change to come
+        unload(model)
+    }
 }
 
 final class ToOneAccessor<Root: PersistentModel, Destination: PersistentModel>: RelationshipAccessor {
@@ -177,7 +185,7 @@ final class ToOneAccessor<Root: PersistentModel, Destination: PersistentModel>: 
     func snapshot(_ model: AnyObject) -> Any { root(model)[keyPath: storage] as Any }
     func restore(_ snapshot: Any, into model: AnyObject) {
         let object = root(model)
-        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as? Destination?? ?? nil }
+        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as! Destination?? }
     }
     func related(_ model: AnyObject) -> [AnyObject] {
         guard case .some(.some(let value)) = root(model)[keyPath: storage] else { return [] }
@@ -210,7 +218,7 @@ final class ToManyAccessor<Root: PersistentModel, Destination: PersistentModel>:
     func snapshot(_ model: AnyObject) -> Any { root(model)[keyPath: storage] as Any }
     func restore(_ snapshot: Any, into model: AnyObject) {
         let object = root(model)
-        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as? [Destination]? ?? nil }
+        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as! [Destination]? }
     }
     func related(_ model: AnyObject) -> [AnyObject] { root(model)[keyPath: storage] ?? [] }
     func setRelated(_ objects: [AnyObject], in model: AnyObject) {
@@ -238,7 +246,7 @@ final class OptionalToManyAccessor<Root: PersistentModel, Destination: Persisten
     func snapshot(_ model: AnyObject) -> Any { root(model)[keyPath: storage] as Any }
     func restore(_ snapshot: Any, into model: AnyObject) {
         let object = root(model)
-        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as? [Destination]?? ?? nil }
+        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as! [Destination]?? }
     }
     func related(_ model: AnyObject) -> [AnyObject] {
         guard case .some(.some(let value)) = root(model)[keyPath: storage] else { return [] }

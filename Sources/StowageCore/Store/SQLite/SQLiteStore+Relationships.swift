@@ -43,11 +43,13 @@ extension SQLiteStore {
     }
 
     /// Writes the links of one relationship of one model, once every inserted row has its key.
-    func applyRelationshipWrite(_ write: ChangeSet.RelationshipWrite, insertedKeys: [ObjectIdentifier: Int64], _ db: Database) throws {
+    func applyRelationshipWrite(
+        _ write: ChangeSet.RelationshipWrite, insertedKeys: [ObjectIdentifier: Int64], removed: Set<ObjectIdentifier>, _ db: Database
+    ) throws {
         func key(_ object: AnyObject) -> Int64? {
             let data = (object as! any PersistentModel).persistentBackingData
-            // A model deleted by this save is no longer linked to anything.
-            guard data.state != .deleted && data.state != .removed else { return nil }
+            // A model deleted by this save (directly or by cascade) is no longer linked to anything.
+            guard data.state != .deleted && data.state != .removed && !removed.contains(ObjectIdentifier(object)) else { return nil }
             if case .row(let pk)? = data.key { return pk }
             return insertedKeys[ObjectIdentifier(object)]
         }

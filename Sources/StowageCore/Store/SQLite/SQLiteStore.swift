@@ -238,7 +238,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                     var insertedKeys: [ObjectIdentifier: Int64] = [:]
                     for (insert, key) in zip(changes.inserts, keys) { insertedKeys[ObjectIdentifier(insert.model)] = key }
                     for write in changes.relationshipWrites {
-                        try applyRelationshipWrite(write, insertedKeys: insertedKeys, db)
+                        try applyRelationshipWrite(write, insertedKeys: insertedKeys, removed: changes.removed, db)
                     }
                 }
                 return SaveResult(insertedKeys: keys)
