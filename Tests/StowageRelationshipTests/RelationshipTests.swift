@@ -331,3 +331,21 @@ final class Flag: @unchecked Sendable {
     func set() { lock.withLock { raised = true } }
     var value: Bool { lock.withLock { raised } }
 }
+
+@Suite struct BatchedCollectionTests {
+    @Test func randomAndBackwardAccessMatchAPlainFetch() throws {
+        let container = try memoryContainer(Budget.self)
+        let context = ModelContext(container)
+        for index in 0..<25 { context.insert(Budget(name: "B\(index)", limit: Double(index % 7))) }
+        try context.save()
+        let descriptor = FetchDescriptor<Budget>(predicate: #Predicate { $0.limit > 1 })
+        let expected = try ModelContext(container).fetch(descriptor).map(\.name)
+        let batched = try ModelContext(container).fetch(descriptor, batchSize: 4)
+        #expect(batched.count == expected.count)
+        #expect(batched.map(\.name) == expected)
+        #expect(batched.reversed().map(\.name) == expected.reversed())
+        for index in [13, 2, expected.count - 1, 0, 7, 8, 9] {
+            #expect(batched[index].name == expected[index])
+        }
+    }
+}

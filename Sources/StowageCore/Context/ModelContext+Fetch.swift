@@ -52,9 +52,33 @@ extension ModelContext {
             let all = try fetch(descriptor)
             return FetchResultsCollection(count: all.count, batchSize: max(all.count, 1)) { Array(all[$0]) }
         }
-        let keys = try store.primaryKeys(plan.query)
         let entity = plan.entity
-        let attributes = plan.query.attributes
+        let query = plan.query
+        if query.sort.isEmpty && query.limit == nil && query.offset == nil {
+            // In primary-key order no key list is needed: a batch that follows the previous one starts
+            // after its last key; a jump elsewhere uses OFFSET. Memory stays bounded by the batch.
+            let cursor = KeysetCursor()
+            return FetchResultsCollection(count: try store.count(query), batchSize: max(batchSize, 1)) { [self] range in
+                var batchQuery = query
+                batchQuery.limit = range.count
+                if range.lowerBound == cursor.end, let last = cursor.lastKey {
+                    let after = QueryExpression.comparison(.greater, .primaryKey, .value(.integer(last)), collation: nil)
+                    batchQuery.filter = query.filter.map { .and([$0, after]) } ?? after
+                } else if range.lowerBound > 0 {
+                    batchQuery.offset = range.lowerBound
+                }
+                var models: [T] = []
+                models.reserveCapacity(range.count)
+                try store.fetch(batchQuery) { row in
+                    models.append(try materialize(row, entity: entity, query: batchQuery, as: T.self))
+                }
+                cursor.end = range.upperBound
+                if case .row(let key)? = models.last?.persistentBackingData.key { cursor.lastKey = key }
+                return models
+            }
+        }
+        let keys = try store.primaryKeys(query)
+        let attributes = query.attributes
         return FetchResultsCollection(count: keys.count, batchSize: max(batchSize, 1)) { [self] range in
             try self.models(T.self, entity: entity, primaryKeys: Array(keys[range]), attributes: attributes)
         }
@@ -438,4 +462,11 @@ public struct FetchResultsCollection<Element>: RandomAccessCollection {
     func batch(_ range: Range<Int>) throws -> [Element] {
         try storage.load(range)
     }
+}
+
+/// Where the previous batch of a lazily fetched collection ended, so that the next one can continue
+/// from its last primary key.
+private final class KeysetCursor {
+    var end = 0
+    var lastKey: Int64?
 }
