@@ -139,17 +139,8 @@ extension Schema {
             storage: ReferenceWritableKeyPath<Root, Destination??>, defaultValue: Destination?? = nil,
             metadata: Relationship? = nil
         ) {
-            self.name = name
-            self.keyPath = keyPath
-            self.defaultValue = nil
-            self.metadata = metadata
-            self.storageKeyPath = storage
-            self.makeProperty = {
-                Relationship(
-                    name: name, declared: metadata, keyPath: keyPath, isToOne: true, isOptional: true,
-                    valueType: Destination?.self, destinationType: Destination.self,
-                    accessor: ToOneAccessor(keyPath: keyPath, storage: storage))
-            }
+            self.init(relationship: name, keyPath: keyPath, storage: storage, metadata: metadata, isToOne: true, isOptional: true,
+                      destination: Destination.self, accessor: ToOneAccessor(keyPath: keyPath, storage: storage))
         }
 
         /// A to-many relationship.
@@ -158,17 +149,8 @@ extension Schema {
             storage: ReferenceWritableKeyPath<Root, [Destination]?>, defaultValue: [Destination]? = nil,
             metadata: Relationship? = nil
         ) {
-            self.name = name
-            self.keyPath = keyPath
-            self.defaultValue = nil
-            self.metadata = metadata
-            self.storageKeyPath = storage
-            self.makeProperty = {
-                Relationship(
-                    name: name, declared: metadata, keyPath: keyPath, isToOne: false, isOptional: false,
-                    valueType: [Destination].self, destinationType: Destination.self,
-                    accessor: ToManyAccessor(keyPath: keyPath, storage: storage))
-            }
+            self.init(relationship: name, keyPath: keyPath, storage: storage, metadata: metadata, isToOne: false, isOptional: false,
+                      destination: Destination.self, accessor: ToManyAccessor(keyPath: keyPath, storage: storage))
         }
 
         /// A to-many relationship declared optional, as CloudKit-synced SwiftData models do:
@@ -179,6 +161,16 @@ extension Schema {
             storage: ReferenceWritableKeyPath<Root, [Destination]??>, defaultValue: [Destination]?? = nil,
             metadata: Relationship? = nil
         ) {
+            self.init(relationship: name, keyPath: keyPath, storage: storage, metadata: metadata, isToOne: false, isOptional: true,
+                      destination: Destination.self, accessor: OptionalToManyAccessor(keyPath: keyPath, storage: storage))
+        }
+
+        /// The metadata of a relationship of any shape: its accessor knows how the property is stored.
+        private init<Root: PersistentModel, Value, Destination: PersistentModel>(
+            relationship name: String, keyPath: ReferenceWritableKeyPath<Root, Value>, storage: AnyKeyPath,
+            metadata: Relationship?, isToOne: Bool, isOptional: Bool, destination: Destination.Type,
+            accessor: any RelationshipAccessor
+        ) {
             self.name = name
             self.keyPath = keyPath
             self.defaultValue = nil
@@ -186,13 +178,9 @@ extension Schema {
             self.storageKeyPath = storage
             self.makeProperty = {
                 Relationship(
-                    name: name, declared: metadata, keyPath: keyPath, isToOne: false, isOptional: true,
-                    valueType: [Destination]?.self, destinationType: Destination.self,
-                    accessor: OptionalToManyAccessor(keyPath: keyPath, storage: storage))
+                    name: name, declared: metadata, keyPath: keyPath, isToOne: isToOne, isOptional: isOptional,
+                    valueType: Value.self, destinationType: Destination.self, accessor: accessor)
             }
         }
     }
-}
-
-extension PersistentModel {
 }
