@@ -337,10 +337,7 @@ struct ModelSet {
     private var positions: [ObjectIdentifier: Int] = [:]
 
     var isEmpty: Bool { positions.isEmpty }
-    var count: Int { positions.count }
     var models: [any PersistentModel] { order }
-
-    func contains(_ model: AnyObject) -> Bool { positions[ObjectIdentifier(model)] != nil }
 
     @discardableResult
     mutating func insert(_ model: any PersistentModel) -> Bool {

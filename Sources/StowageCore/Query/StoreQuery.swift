@@ -85,7 +85,6 @@ struct ChangeSet {
     /// Models this save deletes (directly or by cascade): links to them are written as absent.
     var removed: Set<ObjectIdentifier> = []
 
-    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && relationshipWrites.isEmpty }
 }
 
 /// What a store reports back from a save.
