@@ -40,7 +40,7 @@ extension ModelMacro: MemberMacro {
         let isFinal = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
         let metadataList = entries.isEmpty ? "[]" : "[\n" + entries.map { "        " + $0 }.joined(separator: ",\n") + "\n    ]"
         return [
-            "private var _$backingData = Stowage.ModelBackingData()",
+            "@exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()",
             """
             public var persistentBackingData: Stowage.ModelBackingData {
                 get { _$backingData }
@@ -67,6 +67,8 @@ extension ModelMacro: MemberMacro {
             "name: \(literal(property.name))",
             "keyPath: \\\(typeName).\(property.name)",
             "storage: \\\(typeName)._\(property.name)",
+            "get: { $0._\(property.name) }",
+            "set: { $0._\(property.name) = $1 }",
         ]
         let schemaAttribute = property.schemaAttribute
         if let initializer = property.initializer, initializer.isStaticLiteral, schemaAttribute?.simpleName != "Relationship" {
@@ -216,6 +218,9 @@ extension PersistedPropertyMacro: PeerMacro {
               property.problem() == nil, let type = property.type
         else { return [] }
         let initializer = " = " + (property.initializer?.trimmedDescription ?? "nil")
-        return ["private var _\(raw: property.name): Swift.Optional<\(type)>\(raw: initializer)"]
+        // The storage is only touched by the generated accessors and the schema's getter and setter, each a
+        // single read or write that cannot overlap another access: dynamic exclusivity checks (a runtime
+        // call on every read and write of a class property) would find nothing, so they are turned off.
+        return ["@exclusivity(unchecked) private var _\(raw: property.name): Swift.Optional<\(type)>\(raw: initializer)"]
     }
 }

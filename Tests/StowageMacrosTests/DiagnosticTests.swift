@@ -93,7 +93,7 @@ import Testing
                 let name: String
                 private let secret: String
 
-                private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -151,7 +151,7 @@ import Testing
                 var created = Date()
                 var helper = makeHelper()
 
-                private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -225,7 +225,7 @@ import Testing
                 var info: [String: Any] = [:]
                 var opaque: some Codable
 
-                private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -313,7 +313,7 @@ import Testing
                 }
                 lazy var summary: String = "\(name)"
 
-                private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -369,7 +369,7 @@ import Testing
             final class Point {
                 var x, y: Double
 
-                private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -417,7 +417,7 @@ import Testing
                 var note: String?
                 var flag: Bool = false
 
-                private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -474,7 +474,7 @@ import Testing
                 var note: String
                 var budget: Budget
 
-                private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {

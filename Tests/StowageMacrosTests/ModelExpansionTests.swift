@@ -31,7 +31,7 @@ import Testing
                     self.limit = limit
                 }
 
-                private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -44,8 +44,16 @@ import Testing
 
                 public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     [
-                        Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name),
-                        Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit)
+                        Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name, get: {
+                                $0._name
+                            }, set: {
+                                $0._name = $1
+                            }),
+                        Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit, get: {
+                                $0._limit
+                            }, set: {
+                                $0._limit = $1
+                            })
                     ]
                 }
 
@@ -102,7 +110,7 @@ import Testing
                     self.note = note
                 }
 
-                private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -115,13 +123,41 @@ import Testing
 
                 public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     [
-                        Stowage.Schema.PropertyMetadata(name: "note", keyPath: \Transaction.note, storage: \Transaction._note),
-                        Stowage.Schema.PropertyMetadata(name: "amount", keyPath: \Transaction.amount, storage: \Transaction._amount, defaultValue: 0),
-                        Stowage.Schema.PropertyMetadata(name: "hasReceipt", keyPath: \Transaction.hasReceipt, storage: \Transaction._hasReceipt, defaultValue: false),
-                        Stowage.Schema.PropertyMetadata(name: "memo", keyPath: \Transaction.memo, storage: \Transaction._memo),
-                        Stowage.Schema.PropertyMetadata(name: "tags", keyPath: \Transaction.tags, storage: \Transaction._tags, defaultValue: []),
-                        Stowage.Schema.PropertyMetadata(name: "category", keyPath: \Transaction.category, storage: \Transaction._category, defaultValue: .general),
-                        Stowage.Schema.PropertyMetadata(name: "created", keyPath: \Transaction.created, storage: \Transaction._created)
+                        Stowage.Schema.PropertyMetadata(name: "note", keyPath: \Transaction.note, storage: \Transaction._note, get: {
+                                $0._note
+                            }, set: {
+                                $0._note = $1
+                            }),
+                        Stowage.Schema.PropertyMetadata(name: "amount", keyPath: \Transaction.amount, storage: \Transaction._amount, get: {
+                                $0._amount
+                            }, set: {
+                                $0._amount = $1
+                            }, defaultValue: 0),
+                        Stowage.Schema.PropertyMetadata(name: "hasReceipt", keyPath: \Transaction.hasReceipt, storage: \Transaction._hasReceipt, get: {
+                                $0._hasReceipt
+                            }, set: {
+                                $0._hasReceipt = $1
+                            }, defaultValue: false),
+                        Stowage.Schema.PropertyMetadata(name: "memo", keyPath: \Transaction.memo, storage: \Transaction._memo, get: {
+                                $0._memo
+                            }, set: {
+                                $0._memo = $1
+                            }),
+                        Stowage.Schema.PropertyMetadata(name: "tags", keyPath: \Transaction.tags, storage: \Transaction._tags, get: {
+                                $0._tags
+                            }, set: {
+                                $0._tags = $1
+                            }, defaultValue: []),
+                        Stowage.Schema.PropertyMetadata(name: "category", keyPath: \Transaction.category, storage: \Transaction._category, get: {
+                                $0._category
+                            }, set: {
+                                $0._category = $1
+                            }, defaultValue: .general),
+                        Stowage.Schema.PropertyMetadata(name: "created", keyPath: \Transaction.created, storage: \Transaction._created, get: {
+                                $0._created
+                            }, set: {
+                                $0._created = $1
+                            })
                     ]
                 }
 
@@ -170,7 +206,7 @@ import Testing
                     self.image = image
                 }
 
-                private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -183,9 +219,21 @@ import Testing
 
                 public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     [
-                        Stowage.Schema.PropertyMetadata(name: "slug", keyPath: \Photo.slug, storage: \Photo._slug, metadata: Stowage.Schema.Attribute(.unique)),
-                        Stowage.Schema.PropertyMetadata(name: "image", keyPath: \Photo.image, storage: \Photo._image, metadata: Stowage.Schema.Attribute(.externalStorage, originalName: "x")),
-                        Stowage.Schema.PropertyMetadata(name: "caption", keyPath: \Photo.caption, storage: \Photo._caption, defaultValue: "none", metadata: Stowage.Schema.Attribute(.spotlight, .preserveValueOnDeletion, hashModifier: "v2"))
+                        Stowage.Schema.PropertyMetadata(name: "slug", keyPath: \Photo.slug, storage: \Photo._slug, get: {
+                                $0._slug
+                            }, set: {
+                                $0._slug = $1
+                            }, metadata: Stowage.Schema.Attribute(.unique)),
+                        Stowage.Schema.PropertyMetadata(name: "image", keyPath: \Photo.image, storage: \Photo._image, get: {
+                                $0._image
+                            }, set: {
+                                $0._image = $1
+                            }, metadata: Stowage.Schema.Attribute(.externalStorage, originalName: "x")),
+                        Stowage.Schema.PropertyMetadata(name: "caption", keyPath: \Photo.caption, storage: \Photo._caption, get: {
+                                $0._caption
+                            }, set: {
+                                $0._caption = $1
+                            }, defaultValue: "none", metadata: Stowage.Schema.Attribute(.spotlight, .preserveValueOnDeletion, hashModifier: "v2"))
                     ]
                 }
 
@@ -236,7 +284,7 @@ import Testing
                     self.name = name
                 }
 
-                private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -249,10 +297,26 @@ import Testing
 
                 public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     [
-                        Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name),
-                        Stowage.Schema.PropertyMetadata(name: "transactions", keyPath: \Budget.transactions, storage: \Budget._transactions, metadata: Stowage.Schema.Relationship(deleteRule: .cascade, inverse: \Transaction.budget)),
-                        Stowage.Schema.PropertyMetadata(name: "archived", keyPath: \Budget.archived, storage: \Budget._archived, metadata: Stowage.Schema.Relationship(.cascade)),
-                        Stowage.Schema.PropertyMetadata(name: "owner", keyPath: \Budget.owner, storage: \Budget._owner)
+                        Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name, get: {
+                                $0._name
+                            }, set: {
+                                $0._name = $1
+                            }),
+                        Stowage.Schema.PropertyMetadata(name: "transactions", keyPath: \Budget.transactions, storage: \Budget._transactions, get: {
+                                $0._transactions
+                            }, set: {
+                                $0._transactions = $1
+                            }, metadata: Stowage.Schema.Relationship(deleteRule: .cascade, inverse: \Transaction.budget)),
+                        Stowage.Schema.PropertyMetadata(name: "archived", keyPath: \Budget.archived, storage: \Budget._archived, get: {
+                                $0._archived
+                            }, set: {
+                                $0._archived = $1
+                            }, metadata: Stowage.Schema.Relationship(.cascade)),
+                        Stowage.Schema.PropertyMetadata(name: "owner", keyPath: \Budget.owner, storage: \Budget._owner, get: {
+                                $0._owner
+                            }, set: {
+                                $0._owner = $1
+                            })
                     ]
                 }
 
@@ -313,7 +377,7 @@ import Testing
                     self.limit = limit
                 }
 
-                private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -326,7 +390,11 @@ import Testing
 
                 public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     [
-                        Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit)
+                        Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit, get: {
+                                $0._limit
+                            }, set: {
+                                $0._limit = $1
+                            })
                     ]
                 }
 
@@ -367,7 +435,7 @@ import Testing
                     self.id = id
                 }
 
-                private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -380,8 +448,16 @@ import Testing
 
                 public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     [
-                        Stowage.Schema.PropertyMetadata(name: "id", keyPath: \Account.id, storage: \Account._id),
-                        Stowage.Schema.PropertyMetadata(name: "balance", keyPath: \Account.balance, storage: \Account._balance, defaultValue: 0)
+                        Stowage.Schema.PropertyMetadata(name: "id", keyPath: \Account.id, storage: \Account._id, get: {
+                                $0._id
+                            }, set: {
+                                $0._id = $1
+                            }),
+                        Stowage.Schema.PropertyMetadata(name: "balance", keyPath: \Account.balance, storage: \Account._balance, get: {
+                                $0._balance
+                            }, set: {
+                                $0._balance = $1
+                            }, defaultValue: 0)
                     ]
                 }
 
@@ -420,7 +496,7 @@ import Testing
                     self.name = name
                 }
 
-                private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -433,7 +509,11 @@ import Testing
 
                 public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     [
-                        Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Trip.name, storage: \Trip._name)
+                        Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Trip.name, storage: \Trip._name, get: {
+                                $0._name
+                            }, set: {
+                                $0._name = $1
+                            })
                     ]
                 }
 
@@ -484,7 +564,7 @@ import Testing
                         self.limit = limit
                     }
 
-                    private var _$backingData = Stowage.ModelBackingData()
+                    @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
 
                     public var persistentBackingData: Stowage.ModelBackingData {
                         get {
@@ -497,9 +577,21 @@ import Testing
 
                     public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                         [
-                            Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name),
-                            Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit),
-                            Stowage.Schema.PropertyMetadata(name: "transactions", keyPath: \Budget.transactions, storage: \Budget._transactions, metadata: Stowage.Schema.Relationship(.cascade))
+                            Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name, get: {
+                                    $0._name
+                                }, set: {
+                                    $0._name = $1
+                                }),
+                            Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit, get: {
+                                    $0._limit
+                                }, set: {
+                                    $0._limit = $1
+                                }),
+                            Stowage.Schema.PropertyMetadata(name: "transactions", keyPath: \Budget.transactions, storage: \Budget._transactions, get: {
+                                    $0._transactions
+                                }, set: {
+                                    $0._transactions = $1
+                                }, metadata: Stowage.Schema.Relationship(.cascade))
                         ]
                     }
 
@@ -531,7 +623,7 @@ import Testing
             final class Marker {
                 init() {}
 
-                private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -652,7 +744,7 @@ import Testing
                     }
                 }
 
-                private var _name: Swift.Optional<String> = nil
+                @exclusivity(unchecked) private var _name: Swift.Optional<String> = nil
             }
             """#)
     }
@@ -687,7 +779,7 @@ import Testing
                     }
                 }
 
-                private var _hasReceipt: Swift.Optional<Bool> = false
+                @exclusivity(unchecked) private var _hasReceipt: Swift.Optional<Bool> = false
             }
             """#)
     }
@@ -722,7 +814,7 @@ import Testing
                     }
                 }
 
-                private var _budget: Swift.Optional<Budget?> = nil
+                @exclusivity(unchecked) private var _budget: Swift.Optional<Budget?> = nil
             }
             """#)
     }
@@ -757,7 +849,7 @@ import Testing
                     }
                 }
 
-                private var _balance: Swift.Optional<Decimal> = 0
+                @exclusivity(unchecked) private var _balance: Swift.Optional<Decimal> = 0
             }
             """#)
     }

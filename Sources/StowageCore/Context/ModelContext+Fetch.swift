@@ -225,13 +225,8 @@ extension ModelContext {
             }
             return model
         }
-        let model = T(backingData: ModelBackingData())
-        let data = model.persistentBackingData
-        data.context = self
-        data.entity = entity
-        data.key = .row(pk)
-        data.storeIdentifier = store.identifier
-        data.state = .persisted
+        let data = ModelBackingData(context: self, entity: entity, primaryKey: pk, storeIdentifier: store.identifier)
+        let model = T(backingData: data)
         for (index, attribute) in attributes.enumerated() {
             do {
                 try attribute.accessor.load(row.value(at: index), into: model)

@@ -234,9 +234,9 @@ public final class ModelContext {
     }
 
     func forgetRegistration(entity: Schema.Entity, primaryKey: Int64, backingData: ModelBackingData) {
-        let key = RowKey(entity: entity, primaryKey: primaryKey)
-        if let entry = registered[key], entry.model.persistentBackingData === backingData {
-            registered.removeValue(forKey: key)
+        if let index = registered.index(forKey: RowKey(entity: entity, primaryKey: primaryKey)),
+           registered.values[index].data === backingData {
+            registered.remove(at: index)
         }
     }
 
@@ -329,6 +329,13 @@ struct RowKey: Hashable {
 /// when the model is released.
 struct RegisteredModel {
     unowned(unsafe) let model: any PersistentModel
+    /// The model's backing data, compared by the model's deinitialisation without touching the model.
+    unowned(unsafe) let data: ModelBackingData
+
+    init(model: any PersistentModel) {
+        self.model = model
+        self.data = model.persistentBackingData
+    }
 }
 
 /// Models in insertion order, with constant-time membership.

@@ -22,11 +22,11 @@ public final class ModelBackingData {
     /// The context holding the model. Strong: a model keeps its context alive, so that
     /// `try ModelContext(container).fetch(...)` returns models whose lazy properties still load. The
     /// context refers to unchanged models without retaining them, so there is no cycle for them.
-    var context: ModelContext?
-    var entity: Schema.Entity?
-    var key: PersistentIdentifier.Key?
-    var storeIdentifier: String?
-    var state: State = .detached
+    @exclusivity(unchecked) var context: ModelContext?
+    @exclusivity(unchecked) var entity: Schema.Entity?
+    @exclusivity(unchecked) var key: PersistentIdentifier.Key?
+    @exclusivity(unchecked) var storeIdentifier: String?
+    @exclusivity(unchecked) var state: State = .detached
     /// Indices (in the entity's properties) of properties changed since the last save.
     var changedProperties = PropertySet()
     /// Values of changed properties as they were before the first change, for rollback.
@@ -37,8 +37,21 @@ public final class ModelBackingData {
     /// Set on the probe models that find out what a key path reads (see `KeyPathProbe`).
     var probe: KeyPathProbe?
 
+    // The fields above are read on every property access of a model and written once per row: their
+    // dynamic exclusivity checks cost a runtime call each and could only catch a data race, which they
+    // do not reliably catch anyway (models are not Sendable).
+
     /// Creates the state of a model not inserted anywhere.
     public init() {}
+
+    /// Creates the state of a model read from a row of `entity`, registered in `context`.
+    init(context: ModelContext, entity: Schema.Entity, primaryKey: Int64, storeIdentifier: String) {
+        self.context = context
+        self.entity = entity
+        self.key = .row(primaryKey)
+        self.storeIdentifier = storeIdentifier
+        self.state = .persisted
+    }
 
     deinit {
         if state == .persisted, let context, let entity, case .row(let pk)? = key {

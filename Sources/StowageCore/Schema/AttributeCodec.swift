@@ -7,14 +7,86 @@ import Foundation
 /// How a type is stored: natively, as its raw value, or as JSON text.
 enum AttributeCodecKind: Equatable { case native, rawValue, json }
 
+@usableFromInline
 struct AttributeCodec<Value> {
     typealias Kind = AttributeCodecKind
 
     let storageType: StorageType
     let isOptional: Bool
     let kind: Kind
-    let encode: (Value) throws -> StorageValue
-    let decode: (StorageValue) throws -> Value
+    @usableFromInline let encode: (Value) throws -> StorageValue
+    @usableFromInline let decode: (StorageValue) throws -> Value
+
+    /// `decode`, with the common native types converted inline. In code specialised for a concrete
+    /// `Value` the type tests fold away, leaving one `switch` on the stored value.
+    @inlinable @inline(__always)
+    func decodeValue(_ stored: StorageValue) throws -> Value {
+        if let value = FastStorage.decode(stored, as: Value.self) { return value }
+        return try decode(stored)
+    }
+
+    /// `encode`, with the common native types converted inline.
+    @inlinable @inline(__always)
+    func encodeValue(_ value: Value) throws -> StorageValue {
+        if let stored = FastStorage.encode(value) { return stored }
+        return try encode(value)
+    }
+}
+
+/// Inline conversions for the types most attributes have: `Int`, `Double`, `String`, `Bool`, `Date`,
+/// `Data` and their optionals. Each gives exactly what the type's ``StorageRepresentable`` conformance
+/// gives, and returns `nil` for anything else (another type, or a stored value that needs the full
+/// conversion or its error), which then goes through the attribute's ``AttributeCodec``.
+@usableFromInline
+enum FastStorage {
+    @inlinable @inline(__always)
+    static func decode<Value>(_ stored: StorageValue, as type: Value.Type) -> Value? {
+        switch stored {
+        case .integer(let v):
+            if Value.self == Int.self || Value.self == Int?.self {
+                guard let int = Int(exactly: v) else { return nil }
+                return Value.self == Int.self ? unsafeBitCast(int, to: Value.self) : unsafeBitCast(Int?(int), to: Value.self)
+            }
+            if Value.self == Bool.self { return unsafeBitCast(v != 0, to: Value.self) }
+            if Value.self == Bool?.self { return unsafeBitCast(Bool?(v != 0), to: Value.self) }
+        case .real(let v):
+            if Value.self == Double.self { return unsafeBitCast(v, to: Value.self) }
+            if Value.self == Double?.self { return unsafeBitCast(Double?(v), to: Value.self) }
+            if Value.self == Date.self { return unsafeBitCast(Date(timeIntervalSinceReferenceDate: v), to: Value.self) }
+            if Value.self == Date?.self { return unsafeBitCast(Date?(Date(timeIntervalSinceReferenceDate: v)), to: Value.self) }
+        case .text(let v):
+            if Value.self == String.self { return unsafeBitCast(v, to: Value.self) }
+            if Value.self == String?.self { return unsafeBitCast(String?(v), to: Value.self) }
+        case .blob(let v):
+            if Value.self == Data.self { return unsafeBitCast(v, to: Value.self) }
+            if Value.self == Data?.self { return unsafeBitCast(Data?(v), to: Value.self) }
+        case .null:
+            if Value.self == Int?.self { return unsafeBitCast(Int?.none, to: Value.self) }
+            if Value.self == Double?.self { return unsafeBitCast(Double?.none, to: Value.self) }
+            if Value.self == String?.self { return unsafeBitCast(String?.none, to: Value.self) }
+            if Value.self == Bool?.self { return unsafeBitCast(Bool?.none, to: Value.self) }
+            if Value.self == Date?.self { return unsafeBitCast(Date?.none, to: Value.self) }
+            if Value.self == Data?.self { return unsafeBitCast(Data?.none, to: Value.self) }
+        }
+        return nil
+    }
+
+    @inlinable @inline(__always)
+    static func encode<Value>(_ value: Value) -> StorageValue? {
+        if Value.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
+        if Value.self == Double.self { return .real(unsafeBitCast(value, to: Double.self)) }
+        if Value.self == String.self { return .text(unsafeBitCast(value, to: String.self)) }
+        if Value.self == Bool.self { return .integer(unsafeBitCast(value, to: Bool.self) ? 1 : 0) }
+        if Value.self == Date.self { return .real(unsafeBitCast(value, to: Date.self).timeIntervalSinceReferenceDate) }
+        if Value.self == Data.self { return .blob(unsafeBitCast(value, to: Data.self)) }
+        if Value.self == Int?.self { return unsafeBitCast(value, to: Int?.self).map { .integer(Int64($0)) } ?? .null }
+        if Value.self == Double?.self { return unsafeBitCast(value, to: Double?.self).map { .real($0) } ?? .null }
+        if Value.self == String?.self { return unsafeBitCast(value, to: String?.self).map { .text($0) } ?? .null }
+        if Value.self == Bool?.self { return unsafeBitCast(value, to: Bool?.self).map { .integer($0 ? 1 : 0) } ?? .null }
+        if Value.self == Date?.self { return unsafeBitCast(value, to: Date?.self).map { .real($0.timeIntervalSinceReferenceDate) } ?? .null }
+        if Value.self == Data?.self { return unsafeBitCast(value, to: Data?.self).map { .blob($0) } ?? .null }
+        return nil
+    }
 }
 
 /// A type-erased codec, for values whose type is only known at run time (captured predicate values).
@@ -40,10 +112,12 @@ extension Optional: OptionalProtocol {
     init(wrapping: Wrapped?) { self = wrapping }
 }
 
+@usableFromInline
 enum AttributeCodecs {
     private static let cache = Locked<[ObjectIdentifier: Any]>([:])
 
     /// The codec for `Value`, or `nil` when `Value` has no stored form (not `Codable`).
+    @usableFromInline
     static func codec<Value>(for type: Value.Type) -> AttributeCodec<Value>? {
         let key = ObjectIdentifier(type)
         if let cached = cache.withLock({ $0[key] }) { return cached as? AttributeCodec<Value> }

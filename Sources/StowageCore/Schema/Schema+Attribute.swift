@@ -133,13 +133,17 @@ let probeCandidates: [StorageType: [StorageValue]] = [
 
 final class TypedAttributeAccessor<Root: PersistentModel, Value>: AttributeAccessor {
     let keyPath: KeyPath<Root, Value>
-    let storage: ReferenceWritableKeyPath<Root, Value?>
+    let storage: PropertyStorage<Root, Value>
     let codec: AttributeCodec<Value>
+    /// The per-row operations, specialised in the model's module.
+    let operations: AttributeOperations
 
-    init(keyPath: KeyPath<Root, Value>, storage: ReferenceWritableKeyPath<Root, Value?>, codec: AttributeCodec<Value>) {
+    init(keyPath: KeyPath<Root, Value>, storage: PropertyStorage<Root, Value>, codec: AttributeCodec<Value>,
+         operations: AttributeOperations) {
         self.keyPath = keyPath
         self.storage = storage
         self.codec = codec
+        self.operations = operations
         self.probeValue = Self.makeProbeValue(codec)
     }
 
@@ -148,35 +152,18 @@ final class TypedAttributeAccessor<Root: PersistentModel, Value>: AttributeAcces
     var isOptional: Bool { codec.isOptional }
     var codecKind: AttributeCodecKind { codec.kind }
 
-    @inline(__always) private func root(_ model: AnyObject) -> Root { unsafeDowncast(model, to: Root.self) }
+    func isLoaded(_ model: AnyObject) -> Bool { operations.isLoaded(model) }
+    func read(_ model: AnyObject) throws -> StorageValue { try operations.read(model) }
+    func load(_ value: StorageValue, into model: AnyObject) throws { try operations.load(value, model) }
+    func refresh(_ value: StorageValue, into model: AnyObject) throws { try operations.refresh(value, model) }
 
-    func isLoaded(_ model: AnyObject) -> Bool { root(model)[keyPath: storage] != nil }
+    func unload(_ model: AnyObject) { storage[model] = nil }
 
-    func read(_ model: AnyObject) throws -> StorageValue {
-        guard let value = root(model)[keyPath: storage] else {
-            preconditionFailure("Stowage internal error: reading \(Root.self).\(keyPath) before it was loaded")
-        }
-        return try codec.encode(value)
-    }
-
-    func load(_ value: StorageValue, into model: AnyObject) throws {
-        root(model)[keyPath: storage] = try codec.decode(value)
-    }
-
-    func refresh(_ value: StorageValue, into model: AnyObject) throws {
-        let object = root(model)
-        let decoded = try codec.decode(value)
-        if let current = object[keyPath: storage], (try? codec.encode(current)) == value { return }
-        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = decoded }
-    }
-
-    func unload(_ model: AnyObject) { root(model)[keyPath: storage] = nil }
-
-    func snapshot(_ model: AnyObject) -> Any { root(model)[keyPath: storage] as Any }
+    func snapshot(_ model: AnyObject) -> Any { storage[model] as Any }
 
     func restore(_ snapshot: Any, into model: AnyObject) {
-        let object = root(model)
-        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as! Value? }
+        let object = unsafeDowncast(model, to: Root.self)
+        object._$withMutation(keyPath: keyPath) { storage[object] = snapshot as! Value? }
     }
 
     func encode(constant value: Any) throws -> StorageValue? {

@@ -98,9 +98,13 @@ extension Schema {
         }
     }
 
-    /// What `@Model` generates for each stored property: its name, key paths, default value and the
-    /// options from `@Attribute` or `@Relationship`. The initializer overload chosen by the property's
-    /// type decides whether it is an attribute or a relationship.
+    /// What `@Model` generates for each stored property: its name, key paths, a getter and a setter of
+    /// its storage, default value and the options from `@Attribute` or `@Relationship`. The initializer
+    /// overload chosen by the property's type decides whether it is an attribute or a relationship.
+    ///
+    /// `get` and `set` read and write the storage the macro adds for the property (`_name`, `nil` while
+    /// not loaded): the engine moves values in and out of models through them rather than through key
+    /// paths, which are much slower to project.
     public struct PropertyMetadata {
         /// The property's name.
         public let name: String
@@ -115,9 +119,26 @@ extension Schema {
 
         /// An attribute: a `Codable` value (native types, `RawRepresentable` enums, composite structs,
         /// arrays and dictionaries of `Codable` values, and optionals of each).
+        ///
+        /// Inlinable so that the per-row operations it builds are specialised for `Root` and `Value` in
+        /// the model's module.
+        @inlinable
         public init<Root: PersistentModel, Value: Codable>(
             name: String, keyPath: ReferenceWritableKeyPath<Root, Value>, storage: ReferenceWritableKeyPath<Root, Value?>,
+            get: @escaping (Root) -> Value?, set: @escaping (Root, Value?) -> Void,
             defaultValue: Value? = nil, metadata: Attribute? = nil
+        ) {
+            let slot = PropertyStorage(get: get, set: set)
+            self.init(
+                attribute: name, keyPath: keyPath, storage: storage, slot: slot, defaultValue: defaultValue, metadata: metadata,
+                operations: { codec in AttributeOperations(keyPath: keyPath, storage: slot, codec: codec) })
+        }
+
+        @usableFromInline
+        init<Root: PersistentModel, Value>(
+            attribute name: String, keyPath: ReferenceWritableKeyPath<Root, Value>, storage: ReferenceWritableKeyPath<Root, Value?>,
+            slot: PropertyStorage<Root, Value>, defaultValue: Value?, metadata: Attribute?,
+            operations: @escaping (AttributeCodec<Value>) -> AttributeOperations
         ) {
             self.name = name
             self.keyPath = keyPath
@@ -128,7 +149,7 @@ extension Schema {
                 guard let codec = AttributeCodecs.codec(for: Value.self) else {
                     preconditionFailure("\(Root.self).\(name): \(Value.self) has no stored form")
                 }
-                let accessor = TypedAttributeAccessor(keyPath: keyPath, storage: storage, codec: codec)
+                let accessor = TypedAttributeAccessor(keyPath: keyPath, storage: slot, codec: codec, operations: operations(codec))
                 return Attribute(name: name, declared: metadata, keyPath: keyPath, defaultValue: defaultValue, accessor: accessor)
             }
         }
@@ -136,21 +157,25 @@ extension Schema {
         /// A to-one relationship.
         public init<Root: PersistentModel, Destination: PersistentModel>(
             name: String, keyPath: ReferenceWritableKeyPath<Root, Destination?>,
-            storage: ReferenceWritableKeyPath<Root, Destination??>, defaultValue: Destination?? = nil,
-            metadata: Relationship? = nil
+            storage: ReferenceWritableKeyPath<Root, Destination??>,
+            get: @escaping (Root) -> Destination??, set: @escaping (Root, Destination??) -> Void,
+            defaultValue: Destination?? = nil, metadata: Relationship? = nil
         ) {
             self.init(relationship: name, keyPath: keyPath, storage: storage, metadata: metadata, isToOne: true, isOptional: true,
-                      destination: Destination.self, accessor: ToOneAccessor(keyPath: keyPath, storage: storage))
+                      destination: Destination.self,
+                      accessor: ToOneAccessor(keyPath: keyPath, storage: PropertyStorage(get: get, set: set)))
         }
 
         /// A to-many relationship.
         public init<Root: PersistentModel, Destination: PersistentModel>(
             name: String, keyPath: ReferenceWritableKeyPath<Root, [Destination]>,
-            storage: ReferenceWritableKeyPath<Root, [Destination]?>, defaultValue: [Destination]? = nil,
-            metadata: Relationship? = nil
+            storage: ReferenceWritableKeyPath<Root, [Destination]?>,
+            get: @escaping (Root) -> [Destination]?, set: @escaping (Root, [Destination]?) -> Void,
+            defaultValue: [Destination]? = nil, metadata: Relationship? = nil
         ) {
             self.init(relationship: name, keyPath: keyPath, storage: storage, metadata: metadata, isToOne: false, isOptional: false,
-                      destination: Destination.self, accessor: ToManyAccessor(keyPath: keyPath, storage: storage))
+                      destination: Destination.self,
+                      accessor: ToManyAccessor(keyPath: keyPath, storage: PropertyStorage(get: get, set: set)))
         }
 
         /// A to-many relationship declared optional, as CloudKit-synced SwiftData models do:
@@ -158,11 +183,13 @@ extension Schema {
         /// back as empty.
         public init<Root: PersistentModel, Destination: PersistentModel>(
             name: String, keyPath: ReferenceWritableKeyPath<Root, [Destination]?>,
-            storage: ReferenceWritableKeyPath<Root, [Destination]??>, defaultValue: [Destination]?? = nil,
-            metadata: Relationship? = nil
+            storage: ReferenceWritableKeyPath<Root, [Destination]??>,
+            get: @escaping (Root) -> [Destination]??, set: @escaping (Root, [Destination]??) -> Void,
+            defaultValue: [Destination]?? = nil, metadata: Relationship? = nil
         ) {
             self.init(relationship: name, keyPath: keyPath, storage: storage, metadata: metadata, isToOne: false, isOptional: true,
-                      destination: Destination.self, accessor: OptionalToManyAccessor(keyPath: keyPath, storage: storage))
+                      destination: Destination.self,
+                      accessor: OptionalToManyAccessor(keyPath: keyPath, storage: PropertyStorage(get: get, set: set)))
         }
 
         /// The metadata of a relationship of any shape: its accessor knows how the property is stored.

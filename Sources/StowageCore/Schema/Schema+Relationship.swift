@@ -172,32 +172,31 @@ extension RelationshipAccessor {
 
 final class ToOneAccessor<Root: PersistentModel, Destination: PersistentModel>: RelationshipAccessor {
     let keyPath: KeyPath<Root, Destination?>
-    let storage: ReferenceWritableKeyPath<Root, Destination??>
+    let storage: PropertyStorage<Root, Destination?>
 
-    init(keyPath: KeyPath<Root, Destination?>, storage: ReferenceWritableKeyPath<Root, Destination??>) {
+    init(keyPath: KeyPath<Root, Destination?>, storage: PropertyStorage<Root, Destination?>) {
         self.keyPath = keyPath
         self.storage = storage
     }
 
-    @inline(__always) private func root(_ model: AnyObject) -> Root { unsafeDowncast(model, to: Root.self) }
-    func isLoaded(_ model: AnyObject) -> Bool { root(model)[keyPath: storage] != nil }
-    func unload(_ model: AnyObject) { root(model)[keyPath: storage] = nil }
-    func snapshot(_ model: AnyObject) -> Any { root(model)[keyPath: storage] as Any }
+    func isLoaded(_ model: AnyObject) -> Bool { storage[model] != nil }
+    func unload(_ model: AnyObject) { storage[model] = nil }
+    func snapshot(_ model: AnyObject) -> Any { storage[model] as Any }
     func restore(_ snapshot: Any, into model: AnyObject) {
-        let object = root(model)
-        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as! Destination?? }
+        let object = unsafeDowncast(model, to: Root.self)
+        object._$withMutation(keyPath: keyPath) { storage[object] = snapshot as! Destination?? }
     }
     func related(_ model: AnyObject) -> [AnyObject] {
-        guard case .some(.some(let value)) = root(model)[keyPath: storage] else { return [] }
+        guard case .some(.some(let value)) = storage[model] else { return [] }
         return [value]
     }
     func setRelated(_ objects: [AnyObject], in model: AnyObject) {
-        let object = root(model)
+        let object = unsafeDowncast(model, to: Root.self)
         let value = objects.first.map { unsafeDowncast($0, to: Destination.self) }
-        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = .some(value) }
+        object._$withMutation(keyPath: keyPath) { storage[object] = .some(value) }
     }
     func load(_ objects: [AnyObject], into model: AnyObject) {
-        root(model)[keyPath: storage] = .some(objects.first.map { unsafeDowncast($0, to: Destination.self) })
+        storage[model] = .some(objects.first.map { unsafeDowncast($0, to: Destination.self) })
     }
 }
 
@@ -205,59 +204,57 @@ final class ToManyAccessor<Root: PersistentModel, Destination: PersistentModel>:
     var isEmptyKeyPath: AnyKeyPath? { \[Destination].isEmpty }
     var countKeyPath: AnyKeyPath? { \[Destination].count }
     let keyPath: KeyPath<Root, [Destination]>
-    let storage: ReferenceWritableKeyPath<Root, [Destination]?>
+    let storage: PropertyStorage<Root, [Destination]>
 
-    init(keyPath: KeyPath<Root, [Destination]>, storage: ReferenceWritableKeyPath<Root, [Destination]?>) {
+    init(keyPath: KeyPath<Root, [Destination]>, storage: PropertyStorage<Root, [Destination]>) {
         self.keyPath = keyPath
         self.storage = storage
     }
 
-    @inline(__always) private func root(_ model: AnyObject) -> Root { unsafeDowncast(model, to: Root.self) }
-    func isLoaded(_ model: AnyObject) -> Bool { root(model)[keyPath: storage] != nil }
-    func unload(_ model: AnyObject) { root(model)[keyPath: storage] = nil }
-    func snapshot(_ model: AnyObject) -> Any { root(model)[keyPath: storage] as Any }
+    func isLoaded(_ model: AnyObject) -> Bool { storage[model] != nil }
+    func unload(_ model: AnyObject) { storage[model] = nil }
+    func snapshot(_ model: AnyObject) -> Any { storage[model] as Any }
     func restore(_ snapshot: Any, into model: AnyObject) {
-        let object = root(model)
-        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as! [Destination]? }
+        let object = unsafeDowncast(model, to: Root.self)
+        object._$withMutation(keyPath: keyPath) { storage[object] = snapshot as! [Destination]? }
     }
-    func related(_ model: AnyObject) -> [AnyObject] { root(model)[keyPath: storage] ?? [] }
+    func related(_ model: AnyObject) -> [AnyObject] { storage[model] ?? [] }
     func setRelated(_ objects: [AnyObject], in model: AnyObject) {
-        let object = root(model)
+        let object = unsafeDowncast(model, to: Root.self)
         let value = objects.map { unsafeDowncast($0, to: Destination.self) }
-        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = value }
+        object._$withMutation(keyPath: keyPath) { storage[object] = value }
     }
     func load(_ objects: [AnyObject], into model: AnyObject) {
-        root(model)[keyPath: storage] = objects.map { unsafeDowncast($0, to: Destination.self) }
+        storage[model] = objects.map { unsafeDowncast($0, to: Destination.self) }
     }
 }
 
 final class OptionalToManyAccessor<Root: PersistentModel, Destination: PersistentModel>: RelationshipAccessor {
     let keyPath: KeyPath<Root, [Destination]?>
-    let storage: ReferenceWritableKeyPath<Root, [Destination]??>
+    let storage: PropertyStorage<Root, [Destination]?>
 
-    init(keyPath: KeyPath<Root, [Destination]?>, storage: ReferenceWritableKeyPath<Root, [Destination]??>) {
+    init(keyPath: KeyPath<Root, [Destination]?>, storage: PropertyStorage<Root, [Destination]?>) {
         self.keyPath = keyPath
         self.storage = storage
     }
 
-    @inline(__always) private func root(_ model: AnyObject) -> Root { unsafeDowncast(model, to: Root.self) }
-    func isLoaded(_ model: AnyObject) -> Bool { root(model)[keyPath: storage] != nil }
-    func unload(_ model: AnyObject) { root(model)[keyPath: storage] = nil }
-    func snapshot(_ model: AnyObject) -> Any { root(model)[keyPath: storage] as Any }
+    func isLoaded(_ model: AnyObject) -> Bool { storage[model] != nil }
+    func unload(_ model: AnyObject) { storage[model] = nil }
+    func snapshot(_ model: AnyObject) -> Any { storage[model] as Any }
     func restore(_ snapshot: Any, into model: AnyObject) {
-        let object = root(model)
-        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = snapshot as! [Destination]?? }
+        let object = unsafeDowncast(model, to: Root.self)
+        object._$withMutation(keyPath: keyPath) { storage[object] = snapshot as! [Destination]?? }
     }
     func related(_ model: AnyObject) -> [AnyObject] {
-        guard case .some(.some(let value)) = root(model)[keyPath: storage] else { return [] }
+        guard case .some(.some(let value)) = storage[model] else { return [] }
         return value
     }
     func setRelated(_ objects: [AnyObject], in model: AnyObject) {
-        let object = root(model)
+        let object = unsafeDowncast(model, to: Root.self)
         let value = objects.map { unsafeDowncast($0, to: Destination.self) }
-        object._$withMutation(keyPath: keyPath) { object[keyPath: storage] = .some(value) }
+        object._$withMutation(keyPath: keyPath) { storage[object] = .some(value) }
     }
     func load(_ objects: [AnyObject], into model: AnyObject) {
-        root(model)[keyPath: storage] = .some(objects.map { unsafeDowncast($0, to: Destination.self) })
+        storage[model] = .some(objects.map { unsafeDowncast($0, to: Destination.self) })
     }
 }

@@ -16,7 +16,7 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
         case .null: return "NULL"
         case .integer(let v): return String(v)
         case .real(let v): return String(v)
-        case .text(let v): return "'" + v.replacingOccurrences(of: "'", with: "''") + "'"
+        case .text(let v): return "'" + v.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
         case .blob(let v): return "<\(v.count) bytes>"
         }
     }

@@ -31,7 +31,9 @@ enum SQLiteSQL {
     static let metadataTable = "_stowage_metadata"
 
     static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Not `replacingOccurrences`: on Linux it goes through NSString, and every query quotes its columns.
+        guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+        return "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
     }
 
     /// The name of the collation Stowage registers for `collation` (see ``SQLiteFunctions``).
