@@ -172,6 +172,12 @@ extension ModelMacro: ExtensionMacro {
 /// `@_PersistedProperty`: what `@Model` puts on each stored property. It moves the value into optional
 /// storage `_name` (`nil` until loaded) and routes reads and writes through observation, change
 /// tracking and lazy loading.
+///
+/// An attribute write goes to the context only when the model is inserted or stored (a relationship
+/// write always does: it keeps the inverse in step), and to the observation
+/// registrar only once a property of the model has been read: observers register by reading
+/// (`withObservationTracking` records reads), so a model never read has none. Setting the properties
+/// of a new model in its initializer costs no registrar call and no key path.
 public enum PersistedPropertyMacro {}
 
 extension PersistedPropertyMacro: AccessorMacro {
@@ -191,6 +197,7 @@ extension PersistedPropertyMacro: AccessorMacro {
             """,
             """
             get {
+                _$backingData._$isObserved = true
                 _$observationRegistrar.access(self, keyPath: \\.\(raw: name))
                 if let value = _\(raw: name) {
                     return value
@@ -200,8 +207,14 @@ extension PersistedPropertyMacro: AccessorMacro {
             """,
             """
             set {
-                _$backingData.willSet(self, \\._\(raw: name), to: newValue)
-                _$observationRegistrar.withMutation(of: self, keyPath: \\.\(raw: name)) {
+                if _$backingData._$tracksWrites(of: newValue) {
+                    _$backingData.willSet(self, \\._\(raw: name), to: newValue)
+                }
+                if _$backingData._$isObserved {
+                    _$observationRegistrar.withMutation(of: self, keyPath: \\.\(raw: name)) {
+                        _\(raw: name) = newValue
+                    }
+                } else {
                     _\(raw: name) = newValue
                 }
             }

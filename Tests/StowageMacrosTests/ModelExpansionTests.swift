@@ -730,6 +730,7 @@ import Testing
                         _name = initialValue
                     }
                     get {
+                        _$backingData._$isObserved = true
                         _$observationRegistrar.access(self, keyPath: \.name)
                         if let value = _name {
                             return value
@@ -737,8 +738,14 @@ import Testing
                         return _$backingData.load(self, \._name)
                     }
                     set {
-                        _$backingData.willSet(self, \._name, to: newValue)
-                        _$observationRegistrar.withMutation(of: self, keyPath: \.name) {
+                        if _$backingData._$tracksWrites(of: newValue) {
+                            _$backingData.willSet(self, \._name, to: newValue)
+                        }
+                        if _$backingData._$isObserved {
+                            _$observationRegistrar.withMutation(of: self, keyPath: \.name) {
+                                _name = newValue
+                            }
+                        } else {
                             _name = newValue
                         }
                     }
@@ -765,6 +772,7 @@ import Testing
                         _hasReceipt = initialValue
                     }
                     get {
+                        _$backingData._$isObserved = true
                         _$observationRegistrar.access(self, keyPath: \.hasReceipt)
                         if let value = _hasReceipt {
                             return value
@@ -772,8 +780,14 @@ import Testing
                         return _$backingData.load(self, \._hasReceipt)
                     }
                     set {
-                        _$backingData.willSet(self, \._hasReceipt, to: newValue)
-                        _$observationRegistrar.withMutation(of: self, keyPath: \.hasReceipt) {
+                        if _$backingData._$tracksWrites(of: newValue) {
+                            _$backingData.willSet(self, \._hasReceipt, to: newValue)
+                        }
+                        if _$backingData._$isObserved {
+                            _$observationRegistrar.withMutation(of: self, keyPath: \.hasReceipt) {
+                                _hasReceipt = newValue
+                            }
+                        } else {
                             _hasReceipt = newValue
                         }
                     }
@@ -800,6 +814,7 @@ import Testing
                         _budget = initialValue
                     }
                     get {
+                        _$backingData._$isObserved = true
                         _$observationRegistrar.access(self, keyPath: \.budget)
                         if let value = _budget {
                             return value
@@ -807,8 +822,14 @@ import Testing
                         return _$backingData.load(self, \._budget)
                     }
                     set {
-                        _$backingData.willSet(self, \._budget, to: newValue)
-                        _$observationRegistrar.withMutation(of: self, keyPath: \.budget) {
+                        if _$backingData._$tracksWrites(of: newValue) {
+                            _$backingData.willSet(self, \._budget, to: newValue)
+                        }
+                        if _$backingData._$isObserved {
+                            _$observationRegistrar.withMutation(of: self, keyPath: \.budget) {
+                                _budget = newValue
+                            }
+                        } else {
                             _budget = newValue
                         }
                     }
@@ -835,6 +856,7 @@ import Testing
                         _balance = initialValue
                     }
                     get {
+                        _$backingData._$isObserved = true
                         _$observationRegistrar.access(self, keyPath: \.balance)
                         if let value = _balance {
                             return value
@@ -842,8 +864,14 @@ import Testing
                         return _$backingData.load(self, \._balance)
                     }
                     set {
-                        _$backingData.willSet(self, \._balance, to: newValue)
-                        _$observationRegistrar.withMutation(of: self, keyPath: \.balance) {
+                        if _$backingData._$tracksWrites(of: newValue) {
+                            _$backingData.willSet(self, \._balance, to: newValue)
+                        }
+                        if _$backingData._$isObserved {
+                            _$observationRegistrar.withMutation(of: self, keyPath: \.balance) {
+                                _balance = newValue
+                            }
+                        } else {
                             _balance = newValue
                         }
                     }

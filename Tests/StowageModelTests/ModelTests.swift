@@ -47,6 +47,24 @@ import Testing
         #expect(budget.name == "Food")
     }
 
+    /// Setters skip the observation registrar until a property is first read (observers register by
+    /// reading); a model written before it is ever read must still notify once it is observed.
+    @Test func writesBeforeTheFirstReadStillNotifyLaterObservers() {
+        let budget = Budget(name: "Groceries", limit: 100)
+        budget.limit = 150
+        budget.name = "Food"
+        let changes = ChangeCounter()
+        withObservationTracking {
+            _ = budget.limit
+        } onChange: {
+            changes.increment()
+        }
+        budget.limit = 200
+        #expect(changes.count == 1)
+        #expect(budget.limit == 200)
+        #expect(budget.name == "Food")
+    }
+
     @Test func schemaMetadataListsPersistedPropertiesInOrder() throws {
         #expect(Budget.schemaMetadata().map(\.name) == ["name", "limit", "transactions"])
         #expect(Transaction.schemaMetadata().map(\.name) == ["note", "amount", "date", "hasReceipt", "budget"])

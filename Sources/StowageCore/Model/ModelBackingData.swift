@@ -19,6 +19,10 @@ public final class ModelBackingData {
         case removed
     }
 
+    // The hot fields below are read on every property access of a model and written once per row:
+    // their dynamic exclusivity checks would cost a runtime call each and could only catch a data race,
+    // which they do not reliably catch anyway (models are not Sendable).
+
     /// The context holding the model. Strong: a model keeps its context alive, so that
     /// `try ModelContext(container).fetch(...)` returns models whose lazy properties still load. The
     /// context refers to unchanged models without retaining them, so there is no cycle for them.
@@ -37,9 +41,30 @@ public final class ModelBackingData {
     /// Set on the probe models that find out what a key path reads (see `KeyPathProbe`).
     var probe: KeyPathProbe?
 
-    // The fields above are read on every property access of a model and written once per row: their
-    // dynamic exclusivity checks cost a runtime call each and could only catch a data race, which they
-    // do not reliably catch anyway (models are not Sendable).
+    /// Whether a property of the model has been read. Observers register by reading (observation
+    /// tracking records reads), so the generated setters notify the observation registrar only once
+    /// this is `true`. Set by the generated getters.
+    @exclusivity(unchecked) public var _$isObserved = false
+
+    /// Whether the generated setter of an attribute must call ``willSet(_:_:to:)``: only when the
+    /// context must hear of the write (the model is inserted, stored or deleted). A setter that skips it
+    /// creates no key path.
+    public func _$tracksWrites<Value>(of newValue: Value) -> Bool {
+        switch state {
+        case .inserted, .persisted, .deleted: return true
+        case .detached, .removed: return false
+        }
+    }
+
+    /// Relationship setters always call ``willSet(_:_:to:)``: it keeps the inverse in step, even between
+    /// models that are not inserted.
+    public func _$tracksWrites<Destination: PersistentModel>(of newValue: Destination?) -> Bool { true }
+
+    /// Relationship setters always call ``willSet(_:_:to:)`` (to-many).
+    public func _$tracksWrites<Destination: PersistentModel>(of newValue: [Destination]) -> Bool { true }
+
+    /// Relationship setters always call ``willSet(_:_:to:)`` (optional to-many).
+    public func _$tracksWrites<Destination: PersistentModel>(of newValue: [Destination]?) -> Bool { true }
 
     /// Creates the state of a model not inserted anywhere.
     public init() {}
