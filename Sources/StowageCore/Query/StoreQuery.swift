@@ -17,6 +17,12 @@ struct StoreQuery {
     /// Restricts the query to these rows.
     var primaryKeys: [Int64]?
 
+    /// Whether the query reads every column of the entity's rows (not a partial fetch). The attributes
+    /// and foreign keys of a query are always in-order subsets of the entity's, so counts suffice.
+    var readsFullRow: Bool {
+        attributes.count == entity.columnAttributes.count && foreignKeys.count == entity.foreignKeyRelationships.count
+    }
+
     init(entity: Schema.Entity, attributes: [Schema.Attribute]? = nil) {
         self.entity = entity
         self.attributes = attributes ?? entity.columnAttributes

@@ -49,20 +49,26 @@ enum SQLiteSQL {
     }
 
     /// `SELECT "_pk", <attributes> FROM <table> [WHERE] [ORDER BY] [LIMIT/OFFSET]`.
-    static func select(_ query: StoreQuery) -> SQLFragment {
+    ///
+    /// - Parameter columns: the query's column list (``columnList(_:)``) when the caller caches it.
+    static func select(_ query: StoreQuery, columns: String? = nil) -> SQLFragment {
         var fragment = SQLFragment("SELECT ")
-        fragment.append(identifier: primaryKeyColumn)
+        fragment.append(columns ?? columnList(query))
+        appendBody(of: query, to: &fragment, ordered: true)
+        return fragment
+    }
+
+    /// `"_pk", "a", "b", …, "rel_pk"`: the columns a query reads, in the order rows are decoded.
+    static func columnList(_ query: StoreQuery) -> String {
+        var columns = quote(primaryKeyColumn)
         for attribute in query.attributes {
-            fragment.append(", ")
-            fragment.append(identifier: attribute.name)
+            columns += ", " + quote(attribute.name)
         }
         for relationship in query.foreignKeys {
             guard case .foreignKey(let column, _) = relationship.storage else { continue }
-            fragment.append(", ")
-            fragment.append(identifier: column)
+            columns += ", " + quote(column)
         }
-        appendBody(of: query, to: &fragment, ordered: true)
-        return fragment
+        return columns
     }
 
     /// `SELECT "_pk" FROM …` with the query's filter, order, limit and offset.

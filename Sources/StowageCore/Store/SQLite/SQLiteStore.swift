@@ -14,6 +14,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     let path: String?
     let writer: any DatabaseWriter
     private let sqlCache = Locked<[ObjectIdentifier: String]>([:])
+    /// Each entity's full-row column list, rendered once: a lookup by identifier would otherwise
+    /// spend more time building its SELECT than SQLite spends running it.
+    private let columnListCache = Locked<[ObjectIdentifier: String]>([:])
 
     /// Opens (creating if needed) the store for `schema`.
     ///
@@ -159,11 +162,19 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     // MARK: - Reading
 
     func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws {
-        let fragment = SQLiteSQL.select(query)
+        let fragment = SQLiteSQL.select(query, columns: query.readsFullRow ? fullRowColumns(query) : nil)
         try read(fragment) { statement, db in
             let row = SQLiteRow(statement: statement)
             while try SQLiteStatement.step(statement, db) { try body(row) }
         }
+    }
+
+    private func fullRowColumns(_ query: StoreQuery) -> String {
+        let key = ObjectIdentifier(query.entity)
+        if let cached = columnListCache.withLock({ $0[key] }) { return cached }
+        let columns = SQLiteSQL.columnList(query)
+        columnListCache.withLock { $0[key] = columns }
+        return columns
     }
 
     func count(_ query: StoreQuery) throws -> Int {
