@@ -41,17 +41,18 @@ final class Item {
     }
 }
 
-/// An in-memory container whose statements are recorded.
+/// A container (in memory unless given a file URL) whose statements are recorded.
 struct Fixture {
     let container: ModelContainer
     let context: ModelContext
     let log: SQLDebug.StatementLog
     let observation: SQLObservation
 
-    init() throws {
+    init(storeURL: URL? = nil) throws {
         let log = SQLDebug.StatementLog()
         observation = SQLDebug.observe { log.append($0) }
-        container = try ModelContainer(for: Item.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let configuration = storeURL.map { ModelConfiguration(url: $0) } ?? ModelConfiguration(isStoredInMemoryOnly: true)
+        container = try ModelContainer(for: Item.self, configurations: configuration)
         context = ModelContext(container)
         self.log = log
     }

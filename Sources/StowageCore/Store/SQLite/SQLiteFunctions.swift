@@ -1,24 +1,27 @@
 import Foundation
-import GRDB
+import GRDBSQLite
 
 /// Collations and functions Stowage registers on every connection, so that SQL compares and searches
 /// strings exactly as Foundation does in Swift: each one calls the Swift code a predicate's
 /// `evaluate` runs (string functions evaluate the very `PredicateExpressions` node).
+///
+/// They are registered through SQLite's C API, the same way on the connections GRDB opens (the writer,
+/// in-memory stores) and on the readers Stowage opens itself (``SQLiteReaderPool``).
 enum SQLiteFunctions {
-    static func register(in db: Database) {
-        db.add(collation: DatabaseCollation("swift") { $0 == $1 ? .orderedSame : $0 < $1 ? .orderedAscending : .orderedDescending })
-        db.add(collation: DatabaseCollation("localizedStandard") { $0.localizedStandardCompare($1) })
-        db.add(collation: DatabaseCollation("caseInsensitive") { $0.localizedCaseInsensitiveCompare($1) })
-        db.add(collation: DatabaseCollation("localized") { $0.localizedCompare($1) })
-        addTest(db, .contains) { text, other in
+    static func register(on connection: OpaquePointer) {
+        addCollation(connection, "swift") { $0 == $1 ? .orderedSame : $0 < $1 ? .orderedAscending : .orderedDescending }
+        addCollation(connection, "localizedStandard") { $0.localizedStandardCompare($1) }
+        addCollation(connection, "caseInsensitive") { $0.localizedCaseInsensitiveCompare($1) }
+        addCollation(connection, "localized") { $0.localizedCompare($1) }
+        addTest(connection, .contains) { text, other in
             try PredicateExpressions.CollectionContainsCollection(base: PredicateExpressions.Value(text), other: PredicateExpressions.Value(other))
                 .evaluate(PredicateBindings())
         }
-        addTest(db, .startsWith) { text, prefix in
+        addTest(connection, .startsWith) { text, prefix in
             try PredicateExpressions.SequenceStartsWith(base: PredicateExpressions.Value(text), prefix: PredicateExpressions.Value(prefix))
                 .evaluate(PredicateBindings())
         }
-        addTest(db, .localizedStandardContains) { text, other in
+        addTest(connection, .localizedStandardContains) { text, other in
             #if canImport(Darwin)
             text.localizedStandardContains(other)
             #else
@@ -26,41 +29,105 @@ enum SQLiteFunctions {
                 .evaluate(PredicateBindings())
             #endif
         }
-        addComparison(db, .caseInsensitiveCompare) { $0.caseInsensitiveCompare($1) }
-        addComparison(db, .localizedCompare) { $0.localizedCompare($1) }
-        db.add(function: DatabaseFunction(SQLiteSQL.functionName(.count), argumentCount: 1, pure: true) { values in
-            String.fromDatabaseValue(values[0]).map { $0.count }
-        })
-        // Swift's `!` on nil: the statement fails (not pure, so SQLite never evaluates it ahead of time).
-        db.add(function: DatabaseFunction("stowage_unwrap", argumentCount: 1, pure: false) { values in
-            guard !values[0].isNull else {
-                throw DatabaseError(message: "Stowage: a predicate force-unwrapped (`!`) a nil value")
+        addComparison(connection, .caseInsensitiveCompare) { $0.caseInsensitiveCompare($1) }
+        addComparison(connection, .localizedCompare) { $0.localizedCompare($1) }
+        addFunction(connection, SQLiteSQL.functionName(.count), argumentCount: 1, deterministic: true) { context, arguments in
+            guard let text = string(arguments[0]) else { return sqlite3_result_null(context) }
+            sqlite3_result_int64(context, Int64(text.count))
+        }
+        // Swift's `!` on nil: the statement fails (not deterministic, so SQLite never evaluates it ahead
+        // of time).
+        addFunction(connection, "stowage_unwrap", argumentCount: 1, deterministic: false) { context, arguments in
+            guard sqlite3_value_type(arguments[0]) != SQLITE_NULL else {
+                return sqlite3_result_error(context, "Stowage: a predicate force-unwrapped (`!`) a nil value", -1)
             }
-            return values[0]
-        })
+            sqlite3_result_value(context, arguments[0])
+        }
     }
 
     /// A two-string test; NULL in, NULL out (as SQL operators do).
     private static func addTest(
-        _ db: Database, _ function: QueryExpression.StringFunction, _ test: @escaping @Sendable (String, String) throws -> Bool
+        _ connection: OpaquePointer, _ function: QueryExpression.StringFunction,
+        _ test: @escaping @Sendable (String, String) throws -> Bool
     ) {
-        db.add(function: DatabaseFunction(SQLiteSQL.functionName(function), argumentCount: 2, pure: true) { values in
-            guard let text = String.fromDatabaseValue(values[0]), let other = String.fromDatabaseValue(values[1]) else {
-                return nil
+        addFunction(connection, SQLiteSQL.functionName(function), argumentCount: 2, deterministic: true) { context, arguments in
+            guard let text = string(arguments[0]), let other = string(arguments[1]) else { return sqlite3_result_null(context) }
+            do {
+                sqlite3_result_int64(context, try test(text, other) ? 1 : 0)
+            } catch {
+                sqlite3_result_error(context, "\(error)", -1)
             }
-            return try test(text, other)
-        })
+        }
     }
 
     /// A two-string comparison returning `ComparisonResult`'s raw value (-1, 0, 1); NULL in, NULL out.
     private static func addComparison(
-        _ db: Database, _ function: QueryExpression.StringFunction, _ compare: @escaping @Sendable (String, String) -> ComparisonResult
+        _ connection: OpaquePointer, _ function: QueryExpression.StringFunction,
+        _ compare: @escaping @Sendable (String, String) -> ComparisonResult
     ) {
-        db.add(function: DatabaseFunction(SQLiteSQL.functionName(function), argumentCount: 2, pure: true) { values in
-            guard let text = String.fromDatabaseValue(values[0]), let other = String.fromDatabaseValue(values[1]) else {
-                return nil
-            }
-            return compare(text, other).rawValue
-        })
+        addFunction(connection, SQLiteSQL.functionName(function), argumentCount: 2, deterministic: true) { context, arguments in
+            guard let text = string(arguments[0]), let other = string(arguments[1]) else { return sqlite3_result_null(context) }
+            sqlite3_result_int64(context, Int64(compare(text, other).rawValue))
+        }
+    }
+
+    /// The text of a function argument: TEXT as is, a BLOB read as UTF-8, `nil` for anything else.
+    private static func string(_ value: OpaquePointer?) -> String? {
+        switch sqlite3_value_type(value) {
+        case SQLITE_TEXT:
+            guard let bytes = sqlite3_value_text(value) else { return "" }
+            return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+        case SQLITE_BLOB:
+            guard let bytes = sqlite3_value_blob(value) else { return "" }
+            return String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+        default:
+            return nil
+        }
+    }
+
+    // MARK: - Registration through the C API
+
+    private typealias Body = @Sendable (OpaquePointer?, UnsafeMutableBufferPointer<OpaquePointer?>) -> Void
+    private final class FunctionBox: Sendable {
+        let body: Body
+        init(_ body: @escaping Body) { self.body = body }
+    }
+
+    private final class CollationBox: Sendable {
+        let compare: @Sendable (String, String) -> ComparisonResult
+        init(_ compare: @escaping @Sendable (String, String) -> ComparisonResult) { self.compare = compare }
+    }
+
+    /// Registers a scalar function. SQLite owns the box and releases it when the connection closes or the
+    /// function is replaced.
+    private static func addFunction(
+        _ connection: OpaquePointer, _ name: String, argumentCount: Int32, deterministic: Bool, _ body: @escaping Body
+    ) {
+        let box = Unmanaged.passRetained(FunctionBox(body)).toOpaque()
+        let flags = SQLITE_UTF8 | (deterministic ? SQLITE_DETERMINISTIC : 0)
+        sqlite3_create_function_v2(
+            connection, name, argumentCount, flags, box,
+            { context, count, arguments in
+                let box = Unmanaged<FunctionBox>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
+                box.body(context, UnsafeMutableBufferPointer(start: arguments, count: Int(count)))
+            },
+            nil, nil,
+            { box in box.map { Unmanaged<FunctionBox>.fromOpaque($0).release() } })
+    }
+
+    /// Registers a collation comparing UTF-8 text as Swift strings.
+    private static func addCollation(
+        _ connection: OpaquePointer, _ name: String, _ compare: @escaping @Sendable (String, String) -> ComparisonResult
+    ) {
+        let box = Unmanaged.passRetained(CollationBox(compare)).toOpaque()
+        sqlite3_create_collation_v2(
+            connection, name, SQLITE_UTF8, box,
+            { box, leftCount, left, rightCount, right in
+                let compare = Unmanaged<CollationBox>.fromOpaque(box!).takeUnretainedValue().compare
+                let lhs = String(decoding: UnsafeRawBufferPointer(start: left, count: Int(leftCount)), as: UTF8.self)
+                let rhs = String(decoding: UnsafeRawBufferPointer(start: right, count: Int(rightCount)), as: UTF8.self)
+                return Int32(compare(lhs, rhs).rawValue)
+            },
+            { box in box.map { Unmanaged<CollationBox>.fromOpaque($0).release() } })
     }
 }

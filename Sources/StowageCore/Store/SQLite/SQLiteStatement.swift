@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import GRDBSQLite
 
 /// Binding and reading values on a raw SQLite statement. Stowage prepares statements through GRDB
@@ -57,11 +56,10 @@ enum SQLiteStatement {
         }
     }
 
-    /// Prepares (or reuses) the statement for `sql`, binds `arguments`, runs `body`, and resets it.
-    static func with<Result>(
-        _ db: Database, _ sql: String, _ arguments: [StorageValue], _ body: (OpaquePointer) throws -> Result
+    /// Binds `arguments` to a prepared statement, runs `body`, and resets the statement.
+    static func run<Result>(
+        _ statement: OpaquePointer, _ arguments: [StorageValue], _ body: (OpaquePointer) throws -> Result
     ) throws -> Result {
-        let statement = try db.cachedStatement(sql: sql).sqliteStatement
         sqlite3_reset(statement)
         sqlite3_clear_bindings(statement)
         for (offset, argument) in arguments.enumerated() {
@@ -72,21 +70,25 @@ enum SQLiteStatement {
     }
 
     /// Steps the statement: `true` when a row is available, `false` when done.
-    static func step(_ statement: OpaquePointer, _ db: Database) throws -> Bool {
+    static func step(_ statement: OpaquePointer) throws -> Bool {
         switch sqlite3_step(statement) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
-        default: throw error(db, sql: sqlite3_sql(statement).map { String(cString: $0) })
+        default: throw error(of: statement)
         }
     }
 
-    /// The error SQLite reports on the connection, as a ``StowageError``.
-    static func error(_ db: Database, sql: String?) -> StowageError {
-        let connection = db.sqliteConnection
+    /// The error SQLite reports for a statement that failed, as a ``StowageError``: a failed read is
+    /// `.fetchFailed`, a failed write `.saveFailed` (or `.constraintViolation`).
+    static func error(of statement: OpaquePointer) -> StowageError {
+        let connection = sqlite3_db_handle(statement)
         let extended = sqlite3_extended_errcode(connection)
         let message = sqlite3_errmsg(connection).map { String(cString: $0) } ?? "unknown SQLite error"
-        let code: StowageError.Code = (extended & 0xff) == SQLITE_CONSTRAINT ? .constraintViolation : .saveFailed
-        return StowageError(code, message, sql: sql, sqliteCode: extended)
+        let code: StowageError.Code =
+            if (extended & 0xff) == SQLITE_CONSTRAINT { .constraintViolation }
+            else if sqlite3_stmt_readonly(statement) != 0 { .fetchFailed }
+            else { .saveFailed }
+        return StowageError(code, message, sql: sqlite3_sql(statement).map { String(cString: $0) }, sqliteCode: extended)
     }
 }
 

@@ -34,9 +34,9 @@ extension SQLiteStore {
         }
         fragment.append(") ORDER BY \((order + ["d.\(q(SQLiteSQL.primaryKeyColumn))"]).joined(separator: ", "))")
         let ownerIndex = Int32(1 + query.attributes.count + query.foreignKeys.count)
-        try read(fragment) { statement, db in
+        try read(fragment) { statement in
             let row = SQLiteRow(statement: statement)
-            while try SQLiteStatement.step(statement, db) {
+            while try SQLiteStatement.step(statement) {
                 try body(sqlite3_column_int64(statement, ownerIndex), row)
             }
         }

@@ -2,17 +2,20 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// The SQLite store: one table per entity, WAL mode, durable commits. Connections, the WAL reader pool
-/// and statement caching come from GRDB; binding and decoding use SQLite's C API directly.
+/// The SQLite store: one table per entity, WAL mode, durable commits. The writer connection (and the
+/// single connection of an in-memory store) comes from GRDB; a file store's read connections come from
+/// Stowage's own ``SQLiteReaderPool``. Binding and decoding use SQLite's C API directly.
 final class SQLiteStore: ModelStore, @unchecked Sendable {
-    // @unchecked Sendable: `writer` is a Sendable GRDB DatabaseWriter, `schema` is immutable, and the
-    // only mutable state, `sqlCache`, is behind its lock.
+    // @unchecked Sendable: `writer` is a Sendable GRDB DatabaseWriter, `readers` is Sendable, `schema` is
+    // immutable, and the only mutable state, the SQL caches, is behind locks.
 
     let identifier: String
     let schema: Schema
     /// The store file, or `nil` for an in-memory store.
     let path: String?
     let writer: any DatabaseWriter
+    /// The read connections of a file store; `nil` in memory, where reads use the writer's connection.
+    private let readers: SQLiteReaderPool?
     private let sqlCache = Locked<[ObjectIdentifier: String]>([:])
     /// Each entity's full-row column list, rendered once: a lookup by identifier would otherwise
     /// spend more time building its SELECT than SQLite spends running it.
@@ -25,8 +28,8 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     ///   models. In each case the file is left as it was.
     init(schema: Schema, url: URL?, allowsSave: Bool) throws {
         self.schema = schema
-        let traceLabel = Locked("")
-        var configuration = Self.configuration(tracing: SQLDebug.isTracing, label: traceLabel)
+        let trace = SQLDebug.isTracing ? SQLiteTrace() : nil
+        var configuration = Self.configuration(trace: trace)
         if let url {
             let path = url.path
             self.path = path
@@ -42,12 +45,14 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                     try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
                 }
                 writer = pool
+                readers = SQLiteReaderPool(path: path, trace: trace)
             } catch {
                 throw Self.openError(error, path: path)
             }
         } else {
             self.path = nil
             writer = try DatabaseQueue(configuration: configuration)
+            readers = nil
         }
         do {
             identifier = try SQLiteSchema.prepare(schema, in: writer, path: path)
@@ -56,11 +61,11 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         } catch {
             throw Self.openError(error, path: path ?? ":memory:")
         }
-        traceLabel.withLock { $0 = identifier }
+        trace?.storeIdentifier.withLock { $0 = identifier }
         SQLDebug.storeOpened(path ?? "in memory (\(identifier))")
     }
 
-    private static func configuration(tracing: Bool, label traceLabel: Locked<String>) -> Configuration {
+    private static func configuration(trace: SQLiteTrace?) -> Configuration {
         var configuration = Configuration()
         configuration.label = "Stowage"
         configuration.foreignKeysEnabled = true
@@ -69,15 +74,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             // default, NORMAL, can lose the last commits on power loss). `init` sets it again on the
             // writer of a file store, after GRDB's WAL set-up.
             try db.execute(sql: "PRAGMA synchronous = FULL")
-            SQLiteFunctions.register(in: db)
-            if tracing {
-                db.trace(options: .profile) { event in
-                    guard case let .profile(statement, duration) = event else { return }
-                    SQLDebug.record(SQLStatementEvent(
-                        sql: statement.sql, expandedSQL: statement.expandedSQL, duration: duration,
-                        storeIdentifier: traceLabel.withLock { $0 }))
-                }
-            }
+            guard let connection = db.sqliteConnection else { return }
+            SQLiteFunctions.register(on: connection)
+            trace?.install(on: connection)
         }
         return configuration
     }
@@ -163,9 +162,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
 
     func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws {
         let fragment = SQLiteSQL.select(query, columns: query.readsFullRow ? fullRowColumns(query) : nil)
-        try read(fragment) { statement, db in
+        try read(fragment) { statement in
             let row = SQLiteRow(statement: statement)
-            while try SQLiteStatement.step(statement, db) { try body(row) }
+            while try SQLiteStatement.step(statement) { try body(row) }
         }
     }
 
@@ -178,15 +177,15 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     }
 
     func count(_ query: StoreQuery) throws -> Int {
-        try read(SQLiteSQL.count(query)) { statement, db in
-            try SQLiteStatement.step(statement, db) ? Int(sqlite3_column_int64(statement, 0)) : 0
+        try read(SQLiteSQL.count(query)) { statement in
+            try SQLiteStatement.step(statement) ? Int(sqlite3_column_int64(statement, 0)) : 0
         }
     }
 
     func primaryKeys(_ query: StoreQuery) throws -> [Int64] {
-        try read(SQLiteSQL.selectPrimaryKeys(query)) { statement, db in
+        try read(SQLiteSQL.selectPrimaryKeys(query)) { statement in
             var keys: [Int64] = []
-            while try SQLiteStatement.step(statement, db) { keys.append(sqlite3_column_int64(statement, 0)) }
+            while try SQLiteStatement.step(statement) { keys.append(sqlite3_column_int64(statement, 0)) }
             return keys
         }
     }
@@ -196,17 +195,22 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         fragment.append(identifier: SQLiteSchema.externalTableName(entity, attribute))
         fragment.append(" WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ")
         fragment.bind(.integer(primaryKey))
-        return try read(fragment) { statement, db in
-            try SQLiteStatement.step(statement, db) ? SQLiteStatement.column(0, of: statement) : .null
+        return try read(fragment) { statement in
+            try SQLiteStatement.step(statement) ? SQLiteStatement.column(0, of: statement) : .null
         }
     }
 
-    func read<Result>(_ fragment: SQLFragment, _ body: (OpaquePointer, Database) throws -> Result) throws -> Result {
+    func read<Result>(_ fragment: SQLFragment, _ body: (OpaquePointer) throws -> Result) throws -> Result {
         do {
             // One statement is atomic in SQLite: no transaction around it (GRDB's `read` would add
             // BEGIN / PRAGMA schema_version / COMMIT to every fetch).
+            if let readers {
+                return try readers.withReader { reader in
+                    try SQLiteStatement.run(try reader.statement(fragment.sql), fragment.arguments, body)
+                }
+            }
             return try writer.unsafeRead { db in
-                try SQLiteStatement.with(db, fragment.sql, fragment.arguments) { try body($0, db) }
+                try SQLiteStatement.run(try db.cachedStatement(sql: fragment.sql).sqliteStatement, fragment.arguments, body)
             }
         } catch let error as StowageError {
             throw error
@@ -276,7 +280,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             SQLiteStatement.bind(try storableValue(attribute, of: insert.model), at: Int32(offset + 1), in: statement)
         }
         let key: Int64
-        if try SQLiteStatement.step(statement, db) {
+        if try SQLiteStatement.step(statement) {
             key = sqlite3_column_int64(statement, 0)
         } else {
             key = sqlite3_last_insert_rowid(db.sqliteConnection)
@@ -356,8 +360,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     }
 
     func execute(_ db: Database, _ sql: String, _ arguments: [StorageValue]) throws {
-        try SQLiteStatement.with(db, sql, arguments) { statement in
-            while try SQLiteStatement.step(statement, db) {}
+        let statement = try db.cachedStatement(sql: sql).sqliteStatement
+        try SQLiteStatement.run(statement, arguments) { statement in
+            while try SQLiteStatement.step(statement) {}
         }
     }
 
