@@ -137,4 +137,36 @@ struct SQLSnapshotTests {
                 + #"WHERE (("count" >= 2) AND (NOT ("note" IS NULL))) ORDER BY "name" COLLATE localizedStandard, "price" DESC, "_pk" LIMIT 10 OFFSET 5"#,
         ])
     }
+
+    /// Lookups by primary key are rendered from a cached prefix; the text is the general renderer's.
+    @Test func primaryKeyLookupMatchesTheGeneralRenderer() {
+        for keys: [Int64] in [[7], [3, 1, 2]] {
+            var query = StoreQuery(entity: itemEntity)
+            query.primaryKeys = keys
+            #expect(SQLiteSQL.isPrimaryKeyLookup(query))
+            let general = SQLiteSQL.select(query)
+            let fast = SQLiteSQL.selectByPrimaryKeys(prefix: SQLiteSQL.primaryKeyLookupPrefix(query, columns: SQLiteSQL.columnList(query)), keys)
+            #expect(fast == general)
+            #expect(fast.arguments == keys.map { .integer($0) })
+        }
+        var limited = StoreQuery(entity: itemEntity)
+        limited.primaryKeys = [1]
+        limited.limit = 1
+        #expect(!SQLiteSQL.isPrimaryKeyLookup(limited))
+    }
+
+    /// `model(for:)` on an empty context runs one lookup by primary key and registers the model.
+    @Test func modelForIdentifierRunsOneLookup() throws {
+        let fixture = try Fixture()
+        try fixture.insert([Item(number: 41), Item(number: 42)])
+        let id = try #require(try fixture.context.fetch(FetchDescriptor<Item>(predicate: #Predicate { $0.number == 42 })).first?.persistentModelID)
+        let context = ModelContext(fixture.container)
+        let mark = fixture.statementCount
+        let model = try #require(context.model(for: id) as? Item)
+        #expect(model.number == 42)
+        #expect(fixture.log.events(of: fixture.container).dropFirst(mark).map(\.sql) == [
+            #"SELECT "_pk", "number", "count", "price", "name", "note", "rank", "flag", "date", "status", "previous", "token" FROM "Item" WHERE ("_pk" IN (?)) ORDER BY "_pk""#,
+        ])
+        #expect(context.registeredModel(for: id) as Item? === model)
+    }
 }

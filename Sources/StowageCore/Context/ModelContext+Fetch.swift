@@ -192,6 +192,11 @@ extension ModelContext {
     func models<T: PersistentModel>(_ type: T.Type, entity: Schema.Entity, primaryKeys: [Int64], attributes: [Schema.Attribute]) throws -> [T] {
         var query = StoreQuery(entity: entity, attributes: attributes)
         query.primaryKeys = primaryKeys
+        if primaryKeys.count == 1 {
+            var found: T?
+            try store.fetch(query) { row in found = try materialize(row, entity: entity, query: query, as: T.self) }
+            return found.map { [$0] } ?? []
+        }
         var byKey: [Int64: T] = [:]
         byKey.reserveCapacity(primaryKeys.count)
         try store.fetch(query) { row in

@@ -58,6 +58,32 @@ enum SQLiteSQL {
         return fragment
     }
 
+    /// Whether a query only looks rows up by primary key (no filter, sort, limit or offset): the shape
+    /// of `model(for:)`, relationship faults and batches, rendered from a cached prefix by
+    /// ``selectByPrimaryKeys(prefix:_:)``.
+    static func isPrimaryKeyLookup(_ query: StoreQuery) -> Bool {
+        query.filter == nil && query.sort.isEmpty && query.limit == nil && query.offset == nil && query.primaryKeys?.isEmpty == false
+    }
+
+    /// `SELECT <columns> FROM "T" WHERE ("_pk" IN (`: the start of a primary-key lookup, which
+    /// ``selectByPrimaryKeys(prefix:_:)`` completes. The text is what ``select(_:columns:)`` renders.
+    static func primaryKeyLookupPrefix(_ query: StoreQuery, columns: String) -> String {
+        "SELECT " + columns + " FROM " + quote(query.entity.name) + " WHERE (" + quote(primaryKeyColumn) + " IN ("
+    }
+
+    /// Completes a primary-key lookup started by ``primaryKeyLookupPrefix(_:columns:)``.
+    static func selectByPrimaryKeys(prefix: String, _ keys: [Int64]) -> SQLFragment {
+        var fragment = SQLFragment(prefix)
+        fragment.sql.reserveCapacity(prefix.utf8.count + keys.count * 3 + 24)
+        fragment.arguments.reserveCapacity(keys.count)
+        for (offset, key) in keys.enumerated() {
+            fragment.sql += offset == 0 ? "?" : ", ?"
+            fragment.arguments.append(.integer(key))
+        }
+        fragment.sql += ")) ORDER BY \"" + primaryKeyColumn + "\""
+        return fragment
+    }
+
     /// `"_pk", "a", "b", …, "rel_pk"`: the columns a query reads, in the order rows are decoded.
     static func columnList(_ query: StoreQuery) -> String {
         var columns = quote(primaryKeyColumn)

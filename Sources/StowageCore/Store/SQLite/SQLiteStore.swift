@@ -17,9 +17,12 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     /// The read connections of a file store; `nil` in memory, where reads use the writer's connection.
     private let readers: SQLiteReaderPool?
     private let sqlCache = Locked<[ObjectIdentifier: String]>([:])
-    /// Each entity's full-row column list, rendered once: a lookup by identifier would otherwise
-    /// spend more time building its SELECT than SQLite spends running it.
-    private let columnListCache = Locked<[ObjectIdentifier: String]>([:])
+    /// Each entity's full-row column list and primary-key lookup prefix (see ``selectSQL(_:)``).
+    private let fullRowSQLCache = Locked<[ObjectIdentifier: FullRowSQL]>([:])
+    private struct FullRowSQL {
+        let columns: String
+        let primaryKeyLookupPrefix: String
+    }
 
     /// Opens (creating if needed) the store for `schema`.
     ///
@@ -161,19 +164,28 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     // MARK: - Reading
 
     func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws {
-        let fragment = SQLiteSQL.select(query, columns: query.readsFullRow ? fullRowColumns(query) : nil)
-        try read(fragment) { statement in
+        try read(selectSQL(query)) { statement in
             let row = SQLiteRow(statement: statement)
             while try SQLiteStatement.step(statement) { try body(row) }
         }
     }
 
-    private func fullRowColumns(_ query: StoreQuery) -> String {
+    /// The SELECT of a query. Full-row queries use each entity's column list and primary-key lookup
+    /// prefix, rendered once per store: a lookup by identifier would otherwise spend more time building
+    /// its SELECT than SQLite spends running it.
+    private func selectSQL(_ query: StoreQuery) -> SQLFragment {
+        guard query.readsFullRow else { return SQLiteSQL.select(query) }
         let key = ObjectIdentifier(query.entity)
-        if let cached = columnListCache.withLock({ $0[key] }) { return cached }
-        let columns = SQLiteSQL.columnList(query)
-        columnListCache.withLock { $0[key] = columns }
-        return columns
+        let cached = fullRowSQLCache.withLock { $0[key] } ?? {
+            let columns = SQLiteSQL.columnList(query)
+            let sql = FullRowSQL(columns: columns, primaryKeyLookupPrefix: SQLiteSQL.primaryKeyLookupPrefix(query, columns: columns))
+            fullRowSQLCache.withLock { $0[key] = sql }
+            return sql
+        }()
+        if SQLiteSQL.isPrimaryKeyLookup(query), let keys = query.primaryKeys {
+            return SQLiteSQL.selectByPrimaryKeys(prefix: cached.primaryKeyLookupPrefix, keys)
+        }
+        return SQLiteSQL.select(query, columns: cached.columns)
     }
 
     func count(_ query: StoreQuery) throws -> Int {
