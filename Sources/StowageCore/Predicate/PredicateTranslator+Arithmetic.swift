@@ -12,7 +12,8 @@ extension TranslationState {
     ) throws -> TranslatedOperand {
         let left = try translate(lhs)
         let right = try translate(rhs)
-        let name = Self.name(of: node)
+        // Named only when translation fails (the name is built from the type's description).
+        var name: String { Self.name(of: node) }
         if op == .divide || op == .remainder, case .constant(let divisor) = right, Self.isZero(divisor) {
             throw UntranslatableNode(node: name, reason: "division by zero: Swift evaluates it (and traps or gives infinity)")
         }

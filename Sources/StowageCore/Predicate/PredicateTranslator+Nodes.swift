@@ -27,7 +27,8 @@ extension PredicateExpressions.KeyPath: SQLTranslatable {
     /// A property of a model: an attribute (of the fetched row or of a row reached through to-one
     /// relationships), `persistentModelID`, a relationship to follow, or `isEmpty` / `count` of a to-many.
     private func member(of reference: ModelReference, _ state: inout TranslationState) throws -> TranslatedOperand {
-        let node = "KeyPath \(keyPath)"
+        // Described only when translation fails: a key path's description is expensive.
+        var node: String { "KeyPath \(keyPath)" }
         let entity = reference.entity
         if let relationship = reference.toMany {
             let owner = reference.path
@@ -68,7 +69,8 @@ extension PredicateExpressions.KeyPath: SQLTranslatable {
 
     /// A property of a value SQL computes: the raw value of an enum, a string's `count` or `isEmpty`…
     private func member(of operand: SQLOperand) throws -> TranslatedOperand {
-        let node = "KeyPath \(keyPath)"
+        // Described only when translation fails: a key path's description is expensive.
+        var node: String { "KeyPath \(keyPath)" }
         let path = keyPath as AnyKeyPath
         let nullable = operand.isNullable
         let isNative = operand.attribute?.accessor.codecKind == .native
@@ -152,7 +154,8 @@ extension TranslationState {
         var left = try translate(lhs)
         var right = try translate(rhs)
         if case .constant = left, case .constant = right { return try fold(node) }
-        let name = Self.name(of: node)
+        // Named only when translation fails (the name is built from the type's description).
+        var name: String { Self.name(of: node) }
         let isEquality = kind == .equal || kind == .notEqual
         var valueType = valueType
         // Models compare by identity: their primary keys (`$0.budget == nil`, `$0.budget == budget`).
