@@ -39,8 +39,27 @@ extension ModelMacro: MemberMacro {
         }
         let isFinal = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
         let metadataList = entries.isEmpty ? "[]" : "[\n" + entries.map { "        " + $0 }.joined(separator: ",\n") + "\n    ]"
+        // The backing data and the registrar are created on first use: every designated initializer runs
+        // stored properties' initial values, so `init(backingData:)` (how the store creates each fetched
+        // model) would allocate a backing data only to replace it, and a registrar that a model nobody
+        // observes never uses.
         return [
-            "@exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()",
+            "@exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil",
+            """
+            private var _$backingData: Stowage.ModelBackingData {
+                get {
+                    if let data = _$backingDataStorage {
+                        return data
+                    }
+                    let data = Stowage.ModelBackingData()
+                    _$backingDataStorage = data
+                    return data
+                }
+                set {
+                    _$backingDataStorage = newValue
+                }
+            }
+            """,
             """
             public var persistentBackingData: Stowage.ModelBackingData {
                 get { _$backingData }
@@ -54,10 +73,20 @@ extension ModelMacro: MemberMacro {
                 """),
             """
             public \(raw: isFinal ? "" : "required ")init(backingData: Stowage.ModelBackingData) {
-                self._$backingData = backingData\(raw: storages.map { "\n    self.\($0) = nil" }.joined())
+                self._$backingDataStorage = backingData\(raw: storages.map { "\n    self.\($0) = nil" }.joined())
             }
             """,
-            "public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()",
+            "@exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil",
+            """
+            public var _$observationRegistrar: Observation.ObservationRegistrar {
+                if let registrar = _$observationRegistrarStorage {
+                    return registrar
+                }
+                let registrar = Observation.ObservationRegistrar()
+                _$observationRegistrarStorage = registrar
+                return registrar
+            }
+            """,
         ]
     }
 

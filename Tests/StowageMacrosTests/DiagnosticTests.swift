@@ -93,7 +93,21 @@ import Testing
                 let name: String
                 private let secret: String
 
-                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+
+                private var _$backingData: Stowage.ModelBackingData {
+                    get {
+                        if let data = _$backingDataStorage {
+                            return data
+                        }
+                        let data = Stowage.ModelBackingData()
+                        _$backingDataStorage = data
+                        return data
+                    }
+                    set {
+                        _$backingDataStorage = newValue
+                    }
+                }
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -109,10 +123,19 @@ import Testing
                 }
 
                 public init(backingData: Stowage.ModelBackingData) {
-                    self._$backingData = backingData
+                    self._$backingDataStorage = backingData
                 }
 
-                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                    if let registrar = _$observationRegistrarStorage {
+                        return registrar
+                    }
+                    let registrar = Observation.ObservationRegistrar()
+                    _$observationRegistrarStorage = registrar
+                    return registrar
+                }
             }
 
             extension Recipe: Stowage.PersistentModel {
@@ -151,7 +174,21 @@ import Testing
                 var created = Date()
                 var helper = makeHelper()
 
-                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+
+                private var _$backingData: Stowage.ModelBackingData {
+                    get {
+                        if let data = _$backingDataStorage {
+                            return data
+                        }
+                        let data = Stowage.ModelBackingData()
+                        _$backingDataStorage = data
+                        return data
+                    }
+                    set {
+                        _$backingDataStorage = newValue
+                    }
+                }
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -167,10 +204,19 @@ import Testing
                 }
 
                 public init(backingData: Stowage.ModelBackingData) {
-                    self._$backingData = backingData
+                    self._$backingDataStorage = backingData
                 }
 
-                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                    if let registrar = _$observationRegistrarStorage {
+                        return registrar
+                    }
+                    let registrar = Observation.ObservationRegistrar()
+                    _$observationRegistrarStorage = registrar
+                    return registrar
+                }
             }
 
             extension Counter: Stowage.PersistentModel {
@@ -225,7 +271,21 @@ import Testing
                 var info: [String: Any] = [:]
                 var opaque: some Codable
 
-                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+
+                private var _$backingData: Stowage.ModelBackingData {
+                    get {
+                        if let data = _$backingDataStorage {
+                            return data
+                        }
+                        let data = Stowage.ModelBackingData()
+                        _$backingDataStorage = data
+                        return data
+                    }
+                    set {
+                        _$backingDataStorage = newValue
+                    }
+                }
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -241,10 +301,19 @@ import Testing
                 }
 
                 public init(backingData: Stowage.ModelBackingData) {
-                    self._$backingData = backingData
+                    self._$backingDataStorage = backingData
                 }
 
-                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                    if let registrar = _$observationRegistrarStorage {
+                        return registrar
+                    }
+                    let registrar = Observation.ObservationRegistrar()
+                    _$observationRegistrarStorage = registrar
+                    return registrar
+                }
             }
 
             extension Widget: Stowage.PersistentModel {
@@ -313,7 +382,21 @@ import Testing
                 }
                 lazy var summary: String = "\(name)"
 
-                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+
+                private var _$backingData: Stowage.ModelBackingData {
+                    get {
+                        if let data = _$backingDataStorage {
+                            return data
+                        }
+                        let data = Stowage.ModelBackingData()
+                        _$backingDataStorage = data
+                        return data
+                    }
+                    set {
+                        _$backingDataStorage = newValue
+                    }
+                }
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -329,10 +412,19 @@ import Testing
                 }
 
                 public init(backingData: Stowage.ModelBackingData) {
-                    self._$backingData = backingData
+                    self._$backingDataStorage = backingData
                 }
 
-                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                    if let registrar = _$observationRegistrarStorage {
+                        return registrar
+                    }
+                    let registrar = Observation.ObservationRegistrar()
+                    _$observationRegistrarStorage = registrar
+                    return registrar
+                }
             }
 
             extension Budget: Stowage.PersistentModel {
@@ -369,7 +461,21 @@ import Testing
             final class Point {
                 var x, y: Double
 
-                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+
+                private var _$backingData: Stowage.ModelBackingData {
+                    get {
+                        if let data = _$backingDataStorage {
+                            return data
+                        }
+                        let data = Stowage.ModelBackingData()
+                        _$backingDataStorage = data
+                        return data
+                    }
+                    set {
+                        _$backingDataStorage = newValue
+                    }
+                }
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -385,10 +491,19 @@ import Testing
                 }
 
                 public init(backingData: Stowage.ModelBackingData) {
-                    self._$backingData = backingData
+                    self._$backingDataStorage = backingData
                 }
 
-                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                    if let registrar = _$observationRegistrarStorage {
+                        return registrar
+                    }
+                    let registrar = Observation.ObservationRegistrar()
+                    _$observationRegistrarStorage = registrar
+                    return registrar
+                }
             }
 
             extension Point: Stowage.PersistentModel {
@@ -417,7 +532,21 @@ import Testing
                 var note: String?
                 var flag: Bool = false
 
-                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+
+                private var _$backingData: Stowage.ModelBackingData {
+                    get {
+                        if let data = _$backingDataStorage {
+                            return data
+                        }
+                        let data = Stowage.ModelBackingData()
+                        _$backingDataStorage = data
+                        return data
+                    }
+                    set {
+                        _$backingDataStorage = newValue
+                    }
+                }
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -433,10 +562,19 @@ import Testing
                 }
 
                 public init(backingData: Stowage.ModelBackingData) {
-                    self._$backingData = backingData
+                    self._$backingDataStorage = backingData
                 }
 
-                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                    if let registrar = _$observationRegistrarStorage {
+                        return registrar
+                    }
+                    let registrar = Observation.ObservationRegistrar()
+                    _$observationRegistrarStorage = registrar
+                    return registrar
+                }
             }
 
             extension Budget: Stowage.PersistentModel {
@@ -474,7 +612,21 @@ import Testing
                 var note: String
                 var budget: Budget
 
-                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+
+                private var _$backingData: Stowage.ModelBackingData {
+                    get {
+                        if let data = _$backingDataStorage {
+                            return data
+                        }
+                        let data = Stowage.ModelBackingData()
+                        _$backingDataStorage = data
+                        return data
+                    }
+                    set {
+                        _$backingDataStorage = newValue
+                    }
+                }
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -490,10 +642,19 @@ import Testing
                 }
 
                 public init(backingData: Stowage.ModelBackingData) {
-                    self._$backingData = backingData
+                    self._$backingDataStorage = backingData
                 }
 
-                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                    if let registrar = _$observationRegistrarStorage {
+                        return registrar
+                    }
+                    let registrar = Observation.ObservationRegistrar()
+                    _$observationRegistrarStorage = registrar
+                    return registrar
+                }
             }
 
             extension Transaction: Stowage.PersistentModel {

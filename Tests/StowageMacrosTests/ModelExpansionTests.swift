@@ -31,7 +31,21 @@ import Testing
                     self.limit = limit
                 }
 
-                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+
+                private var _$backingData: Stowage.ModelBackingData {
+                    get {
+                        if let data = _$backingDataStorage {
+                            return data
+                        }
+                        let data = Stowage.ModelBackingData()
+                        _$backingDataStorage = data
+                        return data
+                    }
+                    set {
+                        _$backingDataStorage = newValue
+                    }
+                }
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -58,12 +72,21 @@ import Testing
                 }
 
                 public init(backingData: Stowage.ModelBackingData) {
-                    self._$backingData = backingData
+                    self._$backingDataStorage = backingData
                     self._name = nil
                     self._limit = nil
                 }
 
-                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                    if let registrar = _$observationRegistrarStorage {
+                        return registrar
+                    }
+                    let registrar = Observation.ObservationRegistrar()
+                    _$observationRegistrarStorage = registrar
+                    return registrar
+                }
             }
 
             extension Budget: Stowage.PersistentModel {
@@ -110,7 +133,21 @@ import Testing
                     self.note = note
                 }
 
-                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+
+                private var _$backingData: Stowage.ModelBackingData {
+                    get {
+                        if let data = _$backingDataStorage {
+                            return data
+                        }
+                        let data = Stowage.ModelBackingData()
+                        _$backingDataStorage = data
+                        return data
+                    }
+                    set {
+                        _$backingDataStorage = newValue
+                    }
+                }
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -162,7 +199,7 @@ import Testing
                 }
 
                 public init(backingData: Stowage.ModelBackingData) {
-                    self._$backingData = backingData
+                    self._$backingDataStorage = backingData
                     self._note = nil
                     self._amount = nil
                     self._hasReceipt = nil
@@ -172,7 +209,16 @@ import Testing
                     self._created = nil
                 }
 
-                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                    if let registrar = _$observationRegistrarStorage {
+                        return registrar
+                    }
+                    let registrar = Observation.ObservationRegistrar()
+                    _$observationRegistrarStorage = registrar
+                    return registrar
+                }
             }
 
             extension Transaction: Stowage.PersistentModel {
@@ -206,7 +252,21 @@ import Testing
                     self.image = image
                 }
 
-                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+
+                private var _$backingData: Stowage.ModelBackingData {
+                    get {
+                        if let data = _$backingDataStorage {
+                            return data
+                        }
+                        let data = Stowage.ModelBackingData()
+                        _$backingDataStorage = data
+                        return data
+                    }
+                    set {
+                        _$backingDataStorage = newValue
+                    }
+                }
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -238,13 +298,22 @@ import Testing
                 }
 
                 public init(backingData: Stowage.ModelBackingData) {
-                    self._$backingData = backingData
+                    self._$backingDataStorage = backingData
                     self._slug = nil
                     self._image = nil
                     self._caption = nil
                 }
 
-                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                    if let registrar = _$observationRegistrarStorage {
+                        return registrar
+                    }
+                    let registrar = Observation.ObservationRegistrar()
+                    _$observationRegistrarStorage = registrar
+                    return registrar
+                }
             }
 
             extension Photo: Stowage.PersistentModel {
@@ -284,7 +353,21 @@ import Testing
                     self.name = name
                 }
 
-                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+
+                private var _$backingData: Stowage.ModelBackingData {
+                    get {
+                        if let data = _$backingDataStorage {
+                            return data
+                        }
+                        let data = Stowage.ModelBackingData()
+                        _$backingDataStorage = data
+                        return data
+                    }
+                    set {
+                        _$backingDataStorage = newValue
+                    }
+                }
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -321,14 +404,23 @@ import Testing
                 }
 
                 public init(backingData: Stowage.ModelBackingData) {
-                    self._$backingData = backingData
+                    self._$backingDataStorage = backingData
                     self._name = nil
                     self._transactions = nil
                     self._archived = nil
                     self._owner = nil
                 }
 
-                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                    if let registrar = _$observationRegistrarStorage {
+                        return registrar
+                    }
+                    let registrar = Observation.ObservationRegistrar()
+                    _$observationRegistrarStorage = registrar
+                    return registrar
+                }
             }
 
             extension Budget: Stowage.PersistentModel {
@@ -377,7 +469,21 @@ import Testing
                     self.limit = limit
                 }
 
-                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+
+                private var _$backingData: Stowage.ModelBackingData {
+                    get {
+                        if let data = _$backingDataStorage {
+                            return data
+                        }
+                        let data = Stowage.ModelBackingData()
+                        _$backingDataStorage = data
+                        return data
+                    }
+                    set {
+                        _$backingDataStorage = newValue
+                    }
+                }
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -399,11 +505,20 @@ import Testing
                 }
 
                 public init(backingData: Stowage.ModelBackingData) {
-                    self._$backingData = backingData
+                    self._$backingDataStorage = backingData
                     self._limit = nil
                 }
 
-                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                    if let registrar = _$observationRegistrarStorage {
+                        return registrar
+                    }
+                    let registrar = Observation.ObservationRegistrar()
+                    _$observationRegistrarStorage = registrar
+                    return registrar
+                }
             }
 
             extension Budget: Stowage.PersistentModel {
@@ -435,7 +550,21 @@ import Testing
                     self.id = id
                 }
 
-                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+
+                private var _$backingData: Stowage.ModelBackingData {
+                    get {
+                        if let data = _$backingDataStorage {
+                            return data
+                        }
+                        let data = Stowage.ModelBackingData()
+                        _$backingDataStorage = data
+                        return data
+                    }
+                    set {
+                        _$backingDataStorage = newValue
+                    }
+                }
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -462,12 +591,21 @@ import Testing
                 }
 
                 public init(backingData: Stowage.ModelBackingData) {
-                    self._$backingData = backingData
+                    self._$backingDataStorage = backingData
                     self._id = nil
                     self._balance = nil
                 }
 
-                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                    if let registrar = _$observationRegistrarStorage {
+                        return registrar
+                    }
+                    let registrar = Observation.ObservationRegistrar()
+                    _$observationRegistrarStorage = registrar
+                    return registrar
+                }
             }
 
             extension Account: Stowage.PersistentModel {
@@ -496,7 +634,21 @@ import Testing
                     self.name = name
                 }
 
-                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+
+                private var _$backingData: Stowage.ModelBackingData {
+                    get {
+                        if let data = _$backingDataStorage {
+                            return data
+                        }
+                        let data = Stowage.ModelBackingData()
+                        _$backingDataStorage = data
+                        return data
+                    }
+                    set {
+                        _$backingDataStorage = newValue
+                    }
+                }
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -518,11 +670,20 @@ import Testing
                 }
 
                 public required init(backingData: Stowage.ModelBackingData) {
-                    self._$backingData = backingData
+                    self._$backingDataStorage = backingData
                     self._name = nil
                 }
 
-                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                    if let registrar = _$observationRegistrarStorage {
+                        return registrar
+                    }
+                    let registrar = Observation.ObservationRegistrar()
+                    _$observationRegistrarStorage = registrar
+                    return registrar
+                }
             }
 
             extension Trip: Stowage.PersistentModel {
@@ -564,7 +725,21 @@ import Testing
                         self.limit = limit
                     }
 
-                    @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
+                    @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+
+                    private var _$backingData: Stowage.ModelBackingData {
+                        get {
+                            if let data = _$backingDataStorage {
+                                return data
+                            }
+                            let data = Stowage.ModelBackingData()
+                            _$backingDataStorage = data
+                            return data
+                        }
+                        set {
+                            _$backingDataStorage = newValue
+                        }
+                    }
 
                     public var persistentBackingData: Stowage.ModelBackingData {
                         get {
@@ -596,13 +771,22 @@ import Testing
                     }
 
                     public init(backingData: Stowage.ModelBackingData) {
-                        self._$backingData = backingData
+                        self._$backingDataStorage = backingData
                         self._name = nil
                         self._limit = nil
                         self._transactions = nil
                     }
 
-                    public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+                    @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                    public var _$observationRegistrar: Observation.ObservationRegistrar {
+                        if let registrar = _$observationRegistrarStorage {
+                            return registrar
+                        }
+                        let registrar = Observation.ObservationRegistrar()
+                        _$observationRegistrarStorage = registrar
+                        return registrar
+                    }
                 }
             }
 
@@ -623,7 +807,21 @@ import Testing
             final class Marker {
                 init() {}
 
-                @exclusivity(unchecked) private var _$backingData = Stowage.ModelBackingData()
+                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+
+                private var _$backingData: Stowage.ModelBackingData {
+                    get {
+                        if let data = _$backingDataStorage {
+                            return data
+                        }
+                        let data = Stowage.ModelBackingData()
+                        _$backingDataStorage = data
+                        return data
+                    }
+                    set {
+                        _$backingDataStorage = newValue
+                    }
+                }
 
                 public var persistentBackingData: Stowage.ModelBackingData {
                     get {
@@ -639,10 +837,19 @@ import Testing
                 }
 
                 public init(backingData: Stowage.ModelBackingData) {
-                    self._$backingData = backingData
+                    self._$backingDataStorage = backingData
                 }
 
-                public nonisolated let _$observationRegistrar = Observation.ObservationRegistrar()
+                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                    if let registrar = _$observationRegistrarStorage {
+                        return registrar
+                    }
+                    let registrar = Observation.ObservationRegistrar()
+                    _$observationRegistrarStorage = registrar
+                    return registrar
+                }
             }
 
             extension Marker: Stowage.PersistentModel {

@@ -200,6 +200,31 @@ import Testing
         #expect(photo.hasChanges)
         #expect(reader.hasChanges)
     }
+
+    /// Registrars are created on first use; a refresh from the store must still reach an observer of a
+    /// fetched model, and must work on a model that was never read (and has no registrar).
+    @Test func refreshFromAnotherContextsSaveNotifiesObservers() throws {
+        let container = try ModelContainer(for: Photo.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let writer = ModelContext(container)
+        writer.insert(Photo(slug: "sea", image: Data()))
+        writer.insert(Photo(slug: "sky", image: Data()))
+        try writer.save()
+
+        let reader = ModelContext(container)
+        let photos = try reader.fetch(FetchDescriptor<Photo>(sortBy: [SortDescriptor(\.slug)]))
+        let observed = try #require(photos.first)
+        let changes = ChangeCounter()
+        withObservationTracking {
+            _ = observed.slug
+        } onChange: {
+            changes.increment()
+        }
+        for photo in try writer.fetch(FetchDescriptor<Photo>()) { photo.slug += "-2" }
+        try writer.save()
+        _ = try reader.fetch(FetchDescriptor<Photo>())
+        #expect(changes.count == 1)
+        #expect(photos.map(\.slug) == ["sea-2", "sky-2"])
+    }
 }
 
 /// The `id` that `Identifiable` uses for a model.
