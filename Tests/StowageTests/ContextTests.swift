@@ -205,7 +205,7 @@ import Testing
                 #expect(context.registered.count == 3)
                 #expect(held.count == 3)
             }
-            #expect(context.registered.isEmpty)
+            #expect(context.registered.count == 0)
             let none: Item? = context.registeredModel(for: identifier)
             #expect(none == nil)
             #expect(try context.fetch(byValue()).map(\.value) == [1, 2, 3])

@@ -244,7 +244,7 @@ extension ModelContext {
         for (offset, relationship) in query.foreignKeys.enumerated() {
             if case .integer(let value) = row.value(at: attributes.count + offset) { data.foreignKeys[relationship.index] = value }
         }
-        registered[key] = RegisteredModel(model: model)
+        registered.insert(RegisteredModel(model: model), for: key)
         return model
     }
 
@@ -291,8 +291,7 @@ extension ModelContext {
         // Relationship arrays and external values this context loaded may have changed: forget them
         // (unless the model has unsaved changes) so the next read loads the saved state.
         let touched = Set(changes.updated.keys).union(changes.deleted.keys)
-        for entry in registered.values {
-            let model = entry.model
+        for model in registered.models {
             let data = model.persistentBackingData
             guard data.state == .persisted, data.changedProperties.isEmpty, let entity = data.entity else { continue }
             for relationship in entity.relationshipList {

@@ -91,7 +91,7 @@ extension ModelContext {
                 staleUpserts[insert.entity, default: []].append(pk)
                 data.state = .removed
             } else {
-                registered[key] = RegisteredModel(model: model)
+                registered.insert(RegisteredModel(model: model), for: key)
             }
             saved.updated[insert.entity.name, default: []].insert(pk)
         }

@@ -48,7 +48,7 @@ public final class ModelContext {
     /// One entry per stored row with a live object. Entries do not retain their object: a model that
     /// nobody else holds is released and its entry removed, so iterating millions of rows keeps memory
     /// flat. Models with unsaved changes are retained by the change sets below.
-    var registered: [RowKey: RegisteredModel] = [:]
+    let registered = IdentityMap()
     var inserted = ModelSet()
     var changed = ModelSet()
     var deleted = ModelSet()
@@ -234,10 +234,7 @@ public final class ModelContext {
     }
 
     func forgetRegistration(entity: Schema.Entity, primaryKey: Int64, backingData: ModelBackingData) {
-        if let index = registered.index(forKey: RowKey(entity: entity, primaryKey: primaryKey)),
-           registered.values[index].data === backingData {
-            registered.remove(at: index)
-        }
+        registered.removeValue(forKey: RowKey(entity: entity, primaryKey: primaryKey), ifBackedBy: backingData)
     }
 
     // MARK: - Rollback and transactions
@@ -311,37 +308,6 @@ public final class ModelContext {
         } catch {
             Self.logger.error("Autosave failed; the changes stay in the context: \(error)")
         }
-    }
-}
-
-/// A row of an entity, as the identity map keys it.
-struct RowKey: Hashable {
-    let entity: ObjectIdentifier
-    let primaryKey: Int64
-
-    init(entity: Schema.Entity, primaryKey: Int64) {
-        self.entity = ObjectIdentifier(entity)
-        self.primaryKey = primaryKey
-    }
-
-    /// One word into the hasher rather than two: every fetched row is hashed on registration and again
-    /// when its model is released. Keys of different entities that mix to the same word only share a
-    /// bucket; `==` still tells them apart.
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(UInt64(bitPattern: primaryKey) ^ (UInt64(UInt(bitPattern: entity)) &* 0x9E37_79B9_7F4A_7C15))
-    }
-}
-
-/// An identity-map entry. It does not retain the model: the model's backing data removes the entry
-/// when the model is released.
-struct RegisteredModel {
-    unowned(unsafe) let model: any PersistentModel
-    /// The model's backing data, compared by the model's deinitialisation without touching the model.
-    unowned(unsafe) let data: ModelBackingData
-
-    init(model: any PersistentModel) {
-        self.model = model
-        self.data = model.persistentBackingData
     }
 }
 
