@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The schema and the store of an app's models; contexts read and write through it.
 ///
@@ -77,6 +78,11 @@ public final class ModelContainer: Sendable {
         _ = inboxes.withLock { $0.removeValue(forKey: context) }
     }
 
+    /// Whether a context other than `origin` would receive a broadcast.
+    func hasListeners(besides origin: ObjectIdentifier) -> Bool {
+        inboxes.withLock { $0.keys.contains { $0 != origin } }
+    }
+
     /// Tells every other context of the container which rows a save changed or deleted; each refreshes
     /// the objects it holds on its next operation.
     func broadcast(_ changes: SavedChanges, from origin: ObjectIdentifier) {
@@ -101,9 +107,18 @@ struct SavedChanges: Sendable {
 /// Changes saved by other contexts, waiting for a context to process them in its own isolation.
 final class ContextInbox: Sendable {
     private let pending = Locked(SavedChanges())
-    func post(_ changes: SavedChanges) { pending.withLock { $0.merge(changes) } }
+    /// Whether `pending` may hold changes: contexts check their inbox before every insert and fetch, so
+    /// the common case (nothing posted) reads one atomic flag instead of taking the lock.
+    private let hasPending = Atomic<Bool>(false)
+
+    func post(_ changes: SavedChanges) {
+        pending.withLock { $0.merge(changes) }
+        hasPending.store(true, ordering: .releasing)
+    }
+
     func take() -> SavedChanges {
-        pending.withLock { changes in
+        guard hasPending.exchange(false, ordering: .acquiring) else { return SavedChanges() }
+        return pending.withLock { changes in
             defer { changes = SavedChanges() }
             return changes
         }

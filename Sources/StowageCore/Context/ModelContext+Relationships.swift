@@ -132,6 +132,11 @@ extension ModelContext {
     /// Checks `minimumModelCount` / `maximumModelCount` of the to-many relationships of the models this
     /// save inserts or changes, and of the models that lose related models to its deletions.
     func validateRelationshipCounts(goingAway: Set<ObjectIdentifier>) throws {
+        // Most schemas declare no count limits: nothing to check, and no pass over every pending model.
+        let limited = schema.entities.contains { entity in
+            entity.relationshipList.contains { ($0.minimumModelCount ?? 0) > 0 || ($0.maximumModelCount ?? 0) > 0 }
+        }
+        guard limited else { return }
         var candidates: [any PersistentModel] = (inserted.models + changed.models).filter { !goingAway.contains(ObjectIdentifier($0)) }
         var seen = Set(candidates.map { ObjectIdentifier($0) })
         for model in deleted.models {
@@ -170,8 +175,9 @@ extension ModelContext {
         var writes: [ChangeSet.RelationshipWrite] = []
         // A to-many holds each model once, as the store does: an object appended twice is kept at its
         // first position.
-        for model in inserted.models + changed.models where !goingAway.contains(ObjectIdentifier(model)) {
-            guard let entity = model.persistentBackingData.entity else { continue }
+        for model in [inserted.models, changed.models].joined() {
+            guard let entity = model.persistentBackingData.entity, !entity.relationshipList.isEmpty,
+                  !goingAway.contains(ObjectIdentifier(model)) else { continue }
             for relationship in entity.relationshipList where !relationship.isToOneRelationship {
                 guard let accessor = relationship.accessor, accessor.isLoaded(model) else { continue }
                 let related = accessor.related(model)
@@ -180,8 +186,9 @@ extension ModelContext {
                 if unique.count != related.count { accessor.setRelated(unique, in: model) }
             }
         }
-        for model in inserted.models where !goingAway.contains(ObjectIdentifier(model)) {
-            guard let entity = model.persistentBackingData.entity else { continue }
+        for model in inserted.models {
+            guard let entity = model.persistentBackingData.entity, !entity.relationshipList.isEmpty,
+                  !goingAway.contains(ObjectIdentifier(model)) else { continue }
             for relationship in entity.relationshipList {
                 guard let accessor = relationship.accessor, accessor.isLoaded(model), !accessor.related(model).isEmpty else { continue }
                 // Links stored by the other side's foreign key are written by the related models

@@ -57,7 +57,9 @@ extension ModelContext {
 
         let result = try store.apply(changes)
 
-        // Committed: now the cascade happens in the context too.
+        // Committed: now the cascade happens in the context too. Other contexts hear of the saved rows
+        // (checked after the commit: a context created later reads the committed state anyway).
+        let broadcasting = container.hasListeners(besides: ObjectIdentifier(self))
         for model in cascade where model.persistentBackingData.state == .inserted { delete(model) }
         for model in cascadedRows {
             changed.remove(model)
@@ -93,22 +95,22 @@ extension ModelContext {
             } else {
                 registered.insert(RegisteredModel(model: model), for: key)
             }
-            saved.updated[insert.entity.name, default: []].insert(pk)
+            if broadcasting { saved.updated[insert.entity.name, default: []].insert(pk) }
         }
         // Foreign keys as now stored, once every inserted model has its primary key.
-        for model in insertedModels + changed.models {
+        for model in [insertedModels, changed.models].joined() {
             let data = model.persistentBackingData
-            guard let entity = data.entity else { continue }
+            guard let entity = data.entity, !entity.foreignKeyRelationships.isEmpty else { continue }
             for relationship in entity.foreignKeyRelationships {
                 guard let accessor = relationship.accessor, accessor.isLoaded(model) else { continue }
                 let target = accessor.related(model).first.map { ($0 as! any PersistentModel).persistentBackingData.key }
                 if case .row(let key)?? = target { data.foreignKeys[relationship.index] = key } else { data.foreignKeys[relationship.index] = nil }
             }
         }
-        for update in changes.updates {
+        for update in changes.updates where broadcasting {
             saved.updated[update.entity.name, default: []].insert(update.primaryKey)
         }
-        for write in changes.relationshipWrites {
+        for write in changes.relationshipWrites where broadcasting {
             let data = (write.model as! any PersistentModel).persistentBackingData
             if let entity = data.entity, case .row(let pk)? = data.key { saved.updated[entity.name, default: []].insert(pk) }
         }
@@ -128,6 +130,6 @@ extension ModelContext {
             }
             try? refresh(entity.modelType)
         }
-        container.broadcast(saved, from: ObjectIdentifier(self))
+        if broadcasting { container.broadcast(saved, from: ObjectIdentifier(self)) }
     }
 }

@@ -41,6 +41,15 @@ public final class ModelBackingData {
     /// Set on the probe models that find out what a key path reads (see `KeyPathProbe`).
     var probe: KeyPathProbe?
 
+    /// The change sets of its context the model is in (see `ModelSet`).
+    struct Membership: OptionSet {
+        let rawValue: UInt8
+        static let inserted = Membership(rawValue: 1)
+        static let changed = Membership(rawValue: 2)
+        static let deleted = Membership(rawValue: 4)
+    }
+    var membership: Membership = []
+
     /// Whether a property of the model has been read. Observers register by reading (observation
     /// tracking records reads), so the generated setters notify the observation registrar only once
     /// this is `true`. Set by the generated getters.
