@@ -140,9 +140,7 @@ final class IdentityMap {
         for index in 0..<oldCapacity {
             guard let entry = oldSlots[index].entry else { continue }
             let key = oldSlots[index].key
-            var target = home(of: key)
-            while slots[target].entry != nil { target = (target + 1) & mask }
-            slots[target] = Slot(key: key, entry: entry)
+            slots[find(key).index] = Slot(key: key, entry: entry)
         }
         oldSlots.deinitialize(count: oldCapacity)
         oldSlots.deallocate()

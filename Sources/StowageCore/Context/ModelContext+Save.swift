@@ -57,9 +57,7 @@ extension ModelContext {
 
         let result = try store.apply(changes)
 
-        // Committed: now the cascade happens in the context too. Other contexts hear of the saved rows
-        // (checked after the commit: a context created later reads the committed state anyway).
-        let broadcasting = container.hasListeners(besides: ObjectIdentifier(self))
+        // Committed: now the cascade happens in the context too.
         for model in cascade where model.persistentBackingData.state == .inserted { delete(model) }
         for model in cascadedRows {
             changed.remove(model)
@@ -95,7 +93,6 @@ extension ModelContext {
             } else {
                 registered.insert(RegisteredModel(model: model), for: key)
             }
-            if broadcasting { saved.updated[insert.entity.name, default: []].insert(pk) }
         }
         // Foreign keys as now stored, once every inserted model has its primary key.
         for model in [insertedModels, changed.models].joined() {
@@ -106,13 +103,6 @@ extension ModelContext {
                 let target = accessor.related(model).first.map { ($0 as! any PersistentModel).persistentBackingData.key }
                 if case .row(let key)?? = target { data.foreignKeys[relationship.index] = key } else { data.foreignKeys[relationship.index] = nil }
             }
-        }
-        for update in changes.updates where broadcasting {
-            saved.updated[update.entity.name, default: []].insert(update.primaryKey)
-        }
-        for write in changes.relationshipWrites where broadcasting {
-            let data = (write.model as! any PersistentModel).persistentBackingData
-            if let entity = data.entity, case .row(let pk)? = data.key { saved.updated[entity.name, default: []].insert(pk) }
         }
         for model in changed.models {
             let data = model.persistentBackingData
@@ -130,6 +120,20 @@ extension ModelContext {
             }
             try? refresh(entity.modelType)
         }
-        if broadcasting { container.broadcast(saved, from: ObjectIdentifier(self)) }
+        // Other contexts hear of the saved rows; the sets are built only when one exists (checked after
+        // the commit: a context created later reads the committed state anyway).
+        if container.hasListeners(besides: ObjectIdentifier(self)) {
+            for (insert, pk) in zip(changes.inserts, result.insertedKeys) {
+                saved.updated[insert.entity.name, default: []].insert(pk)
+            }
+            for update in changes.updates {
+                saved.updated[update.entity.name, default: []].insert(update.primaryKey)
+            }
+            for write in changes.relationshipWrites {
+                let data = (write.model as! any PersistentModel).persistentBackingData
+                if let entity = data.entity, case .row(let pk)? = data.key { saved.updated[entity.name, default: []].insert(pk) }
+            }
+            container.broadcast(saved, from: ObjectIdentifier(self))
+        }
     }
 }

@@ -13,8 +13,8 @@ import GRDBSQLite
 /// In WAL mode each statement run outside a transaction reads the latest committed state, as GRDB's
 /// `unsafeRead` did.
 final class SQLiteReaderPool: @unchecked Sendable {
-    // @unchecked Sendable: `idle` is behind its lock; a reader is used by one thread at a time, between
-    // `take` and `give`.
+    // @unchecked Sendable: `idle` is behind its lock; a reader taken from it is used by one thread until
+    // `withReader` puts it back.
 
     private let path: String
     private let trace: SQLiteTrace?

@@ -80,7 +80,7 @@ enum SQLiteSQL {
             fragment.sql += offset == 0 ? "?" : ", ?"
             fragment.arguments.append(.integer(key))
         }
-        fragment.sql += ")) ORDER BY \"" + primaryKeyColumn + "\""
+        fragment.sql += ")) ORDER BY " + quote(primaryKeyColumn)
         return fragment
     }
 
