@@ -21,7 +21,7 @@ import Testing
             switch generator.next() % 4 {
             case 0, 1:
                 let model = Int(generator.next() % UInt64(models.count))
-                map.insert(RegisteredModel(model: models[model]), for: key(packed))
+                map.insert(RegisteredModel(model: models[model], data: models[model].persistentBackingData), for: key(packed))
                 reference[packed] = model
             case 2:
                 map.removeValue(forKey: key(packed))

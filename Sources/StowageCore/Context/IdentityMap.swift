@@ -20,9 +20,9 @@ struct RegisteredModel {
     /// The model's backing data, compared by the model's deinitialisation without touching the model.
     unowned(unsafe) let data: ModelBackingData
 
-    init(model: any PersistentModel) {
+    init(model: any PersistentModel, data: ModelBackingData) {
         self.model = model
-        self.data = model.persistentBackingData
+        self.data = data
     }
 }
 

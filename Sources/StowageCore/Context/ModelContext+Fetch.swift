@@ -12,10 +12,7 @@ extension ModelContext {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         processInbox()
         let plan = try FetchPlan(descriptor, context: self)
-        var results: [T] = []
-        try store.fetch(plan.query) { row in
-            results.append(try materialize(row, entity: plan.entity, query: plan.query, as: T.self))
-        }
+        let results = [T](castingElementsOf: try fetchObjects(plan.query))
         let finished = try plan.finish(results, context: self)
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(descriptor.relationshipKeyPathsForPrefetching, for: finished, entity: plan.entity)
@@ -67,14 +64,10 @@ extension ModelContext {
                 } else if range.lowerBound > 0 {
                     batchQuery.offset = range.lowerBound
                 }
-                var models: [T] = []
-                models.reserveCapacity(range.count)
-                try store.fetch(batchQuery) { row in
-                    models.append(try materialize(row, entity: entity, query: batchQuery, as: T.self))
-                }
+                let models = try fetchObjects(batchQuery)
                 cursor.end = range.upperBound
                 if case .row(let key)? = models.last?.persistentBackingData.key { cursor.lastKey = key }
-                return models
+                return [T](castingElementsOf: models)
             }
         }
         let keys = try store.primaryKeys(query)
@@ -123,12 +116,8 @@ extension ModelContext {
                     let after = QueryExpression.comparison(.greater, .primaryKey, .value(.integer(last)), collation: nil)
                     query.filter = query.filter.map { .and([$0, after]) } ?? after
                 }
-                var batch: [T] = []
-                batch.reserveCapacity(batchSize)
-                try store.fetch(query) { row in
-                    batch.append(try materialize(row, entity: plan.entity, query: query, as: T.self))
-                }
-                for model in batch { try block(model) }
+                let batch = try fetchObjects(query)
+                for model in batch { try block(unsafeDowncast(model as AnyObject, to: T.self)) }
                 try checkMutations()
                 guard batch.count == batchSize, case .row(let key)? = batch.last?.persistentBackingData.key else { return }
                 last = key
@@ -153,20 +142,16 @@ extension ModelContext {
         guard let entity = schema.entitiesByName[persistentModelID.entityName], let pk = persistentModelID.primaryKey else {
             preconditionFailure("model(for:): \(persistentModelID) does not belong to this container's schema.")
         }
-        func load<M: PersistentModel>(_ type: M.Type) -> any PersistentModel {
-            if let model = try? models(M.self, entity: entity, primaryKeys: [pk], attributes: entity.columnAttributes).first {
-                return model
-            }
-            // No such row: a model that reports itself deleted, as SwiftData returns for a stale identifier.
-            let model = M(backingData: ModelBackingData())
-            let data = model.persistentBackingData
-            data.entity = entity
-            data.key = .row(pk)
-            data.storeIdentifier = store.identifier
-            data.state = .removed
+        if let model = try? fetchObjects(StoreQuery(entity: entity, primaryKeys: [pk])).first {
             return model
         }
-        return load(entity.modelType)
+        // No such row: a model that reports itself deleted, as SwiftData returns for a stale identifier.
+        let data = ModelBackingData()
+        data.entity = entity
+        data.key = .row(pk)
+        data.storeIdentifier = store.identifier
+        data.state = .removed
+        return entity.modelType.init(backingData: data)
     }
 
     /// Returns the model with an identifier if the context holds it, without touching the store.
@@ -186,66 +171,6 @@ extension ModelContext {
 
     func identifier(entity: Schema.Entity, primaryKey: Int64) -> PersistentIdentifier {
         PersistentIdentifier(entityName: entity.name, storeIdentifier: store.identifier, key: .row(primaryKey))
-    }
-
-    /// Loads models by primary key, in the order of `primaryKeys`.
-    func models<T: PersistentModel>(_ type: T.Type, entity: Schema.Entity, primaryKeys: [Int64], attributes: [Schema.Attribute]) throws -> [T] {
-        var query = StoreQuery(entity: entity, attributes: attributes)
-        query.primaryKeys = primaryKeys
-        if primaryKeys.count == 1 {
-            var found: T?
-            try store.fetch(query) { row in found = try materialize(row, entity: entity, query: query, as: T.self) }
-            return found.map { [$0] } ?? []
-        }
-        var byKey: [Int64: T] = [:]
-        byKey.reserveCapacity(primaryKeys.count)
-        try store.fetch(query) { row in
-            byKey[row.primaryKey] = try materialize(row, entity: entity, query: query, as: T.self)
-        }
-        return primaryKeys.compactMap { byKey[$0] }
-    }
-
-    /// The object for a row: the registered one (refreshed from the row unless it has unsaved changes),
-    /// or a new one registered in the identity map.
-    func materialize<T: PersistentModel>(_ row: any StoreRow, entity: Schema.Entity, query: StoreQuery, as type: T.Type) throws -> T {
-        let pk = row.primaryKey
-        let key = RowKey(entity: entity, primaryKey: pk)
-        let attributes = query.attributes
-        if let entry = registered[key], let model = entry.model as? T {
-            let data = model.persistentBackingData
-            if data.state == .persisted && data.changedProperties.isEmpty {
-                for (index, attribute) in attributes.enumerated() {
-                    try attribute.accessor.refresh(row.value(at: index), into: model)
-                }
-                for (offset, relationship) in query.foreignKeys.enumerated() {
-                    let stored = row.value(at: attributes.count + offset)
-                    let foreignKey: Int64? = if case .integer(let value) = stored { value } else { nil }
-                    if data.foreignKeys[relationship.index] != foreignKey {
-                        data.foreignKeys[relationship.index] = foreignKey
-                        if let accessor = relationship.accessor, accessor.isLoaded(model) {
-                            accessor.setRelated(try foreignKey.map { try objects(of: relationship.destinationEntity!, primaryKeys: [$0]) } ?? [], in: model)
-                        }
-                    }
-                }
-            }
-            return model
-        }
-        let data = ModelBackingData(context: self, entity: entity, primaryKey: pk, storeIdentifier: store.identifier)
-        let model = T(backingData: data)
-        for (index, attribute) in attributes.enumerated() {
-            do {
-                try attribute.accessor.load(row.value(at: index), into: model)
-            } catch var error as StowageError {
-                error.entityName = entity.name
-                error.propertyName = attribute.name
-                throw error
-            }
-        }
-        for (offset, relationship) in query.foreignKeys.enumerated() {
-            if case .integer(let value) = row.value(at: attributes.count + offset) { data.foreignKeys[relationship.index] = value }
-        }
-        registered.insert(RegisteredModel(model: model), for: key)
-        return model
     }
 
     /// Loads the property behind `storage` for a model whose storage is empty.
@@ -316,14 +241,11 @@ extension ModelContext {
             guard let entity = schema.entitiesByName[name] else { continue }
             let held = keys.filter { registered[RowKey(entity: entity, primaryKey: $0)] != nil }
             guard !held.isEmpty else { continue }
-            func refresh<M: PersistentModel>(_ type: M.Type) {
-                do {
-                    _ = try models(M.self, entity: entity, primaryKeys: held.sorted(), attributes: entity.columnAttributes)
-                } catch {
-                    Self.logger.error("Refreshing \(entity.name) after another context's save failed: \(error)")
-                }
+            do {
+                _ = try fetchObjects(StoreQuery(entity: entity, primaryKeys: held.sorted()))
+            } catch {
+                Self.logger.error("Refreshing \(entity.name) after another context's save failed: \(error)")
             }
-            refresh(entity.modelType)
         }
     }
 }
@@ -448,6 +370,9 @@ public struct FetchResultsCollection<Element>: RandomAccessCollection {
         precondition(position >= 0 && position < endIndex, "FetchResultsCollection index out of range")
         let start = position - position % storage.batchSize
         if start != storage.batchStart {
+            // Release the previous batch first: its memory is reused for the next one.
+            storage.batch = []
+            storage.batchStart = -1
             do {
                 storage.batch = try batch(start..<Swift.min(start + storage.batchSize, endIndex))
                 storage.batchStart = start

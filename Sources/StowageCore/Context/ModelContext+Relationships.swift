@@ -30,12 +30,7 @@ extension ModelContext {
             if let model = registered[RowKey(entity: entity, primaryKey: key)]?.model { found[key] = model } else { missing.append(key) }
         }
         if !missing.isEmpty {
-            func load<M: PersistentModel>(_ type: M.Type) throws {
-                for model in try models(M.self, entity: entity, primaryKeys: missing, attributes: entity.columnAttributes) {
-                    if case .row(let key)? = model.persistentBackingData.key { found[key] = model }
-                }
-            }
-            try load(entity.modelType)
+            for (key, model) in try fetchObjectsByKey(StoreQuery(entity: entity, primaryKeys: missing)) { found[key] = model }
         }
         return primaryKeys.compactMap { found[$0] }
     }
@@ -45,14 +40,11 @@ extension ModelContext {
     func relatedObjects(_ relationship: Schema.Relationship, owners: [Int64]) throws -> [Int64: [AnyObject]] {
         guard let destination = relationship.destinationEntity else { return [:] }
         let columns = StoreQuery(entity: destination)
+        let layout = RowLayout(columns)
         var groups: [Int64: [AnyObject]] = [:]
-        func load<M: PersistentModel>(_ type: M.Type) throws {
-            try store.fetchRelated(relationship, owners: owners, columns: columns) { owner, row in
-                let model = try materialize(row, entity: destination, query: columns, as: M.self)
-                groups[owner, default: []].append(model)
-            }
+        try store.fetchRelated(relationship, owners: owners, columns: columns) { owner, row in
+            groups[owner, default: []].append(try materialize(row, layout))
         }
-        try load(destination.modelType)
         return groups
     }
 

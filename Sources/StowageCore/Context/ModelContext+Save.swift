@@ -91,7 +91,7 @@ extension ModelContext {
                 staleUpserts[insert.entity, default: []].append(pk)
                 data.state = .removed
             } else {
-                registered.insert(RegisteredModel(model: model), for: key)
+                registered.insert(RegisteredModel(model: model, data: data), for: key)
             }
         }
         // Foreign keys as now stored, once every inserted model has its primary key.
@@ -115,10 +115,7 @@ extension ModelContext {
         detachDeleted(deletedModels)
 
         for (entity, keys) in staleUpserts {
-            func refresh<M: PersistentModel>(_ type: M.Type) throws {
-                _ = try models(M.self, entity: entity, primaryKeys: keys, attributes: entity.columnAttributes)
-            }
-            try? refresh(entity.modelType)
+            _ = try? fetchObjects(StoreQuery(entity: entity, primaryKeys: keys))
         }
         // Other contexts hear of the saved rows; the sets are built only when one exists (checked after
         // the commit: a context created later reads the committed state anyway).

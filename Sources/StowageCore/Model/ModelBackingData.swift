@@ -34,10 +34,10 @@ public final class ModelBackingData {
     /// Indices (in the entity's properties) of properties changed since the last save.
     var changedProperties = PropertySet()
     /// Values of changed properties as they were before the first change, for rollback.
-    var snapshot: [Int: Any] = [:]
+    var snapshot: [Int: Any] = Dictionary()
     /// The stored foreign keys of to-one relationships (by property index), read with the row and
     /// resolved into objects on first access.
-    var foreignKeys: [Int: Int64] = [:]
+    var foreignKeys: [Int: Int64] = Dictionary()
     /// Set on the probe models that find out what a key path reads (see `KeyPathProbe`).
     var probe: KeyPathProbe?
 
@@ -166,7 +166,7 @@ public final class ModelBackingData {
 /// A small set of property indices: a bit mask for the first 64 properties, a set beyond.
 struct PropertySet: Equatable, Sequence {
     private var bits: UInt64 = 0
-    private var overflow: Set<Int> = []
+    private var overflow = Set<Int>()
 
     var isEmpty: Bool { bits == 0 && overflow.isEmpty }
 

@@ -23,10 +23,11 @@ struct StoreQuery {
         attributes.count == entity.columnAttributes.count && foreignKeys.count == entity.foreignKeyRelationships.count
     }
 
-    init(entity: Schema.Entity, attributes: [Schema.Attribute]? = nil) {
+    init(entity: Schema.Entity, attributes: [Schema.Attribute]? = nil, primaryKeys: [Int64]? = nil) {
         self.entity = entity
         self.attributes = attributes ?? entity.columnAttributes
         self.foreignKeys = entity.foreignKeyRelationships
+        self.primaryKeys = primaryKeys
     }
 }
 
@@ -52,10 +53,21 @@ enum QueryCollation: Equatable {
 }
 
 /// A row as a store returns it: the primary key, then the query's attributes in order.
+///
+/// Besides ``value(at:)``, a row reads the common storage classes typed, without building a
+/// ``StorageValue``: the column loaders `@Model` specialises (see `AttributeOperations`) try the typed
+/// read of their type first, which saves an enum, a copy and a release per column.
+@usableFromInline
 protocol StoreRow {
     var primaryKey: Int64 { get }
     /// The stored value of the query's attribute at `index`.
     func value(at index: Int) -> StorageValue
+    /// The value at `index` when it is stored as an integer, otherwise `nil`.
+    func integer(at index: Int) -> Int64?
+    /// The value at `index` when it is stored as a real number, otherwise `nil`.
+    func real(at index: Int) -> Double?
+    /// The value at `index` when it is stored as text, otherwise `nil`.
+    func text(at index: Int) -> String?
 }
 
 /// The writes of one save, applied by the store in one transaction.

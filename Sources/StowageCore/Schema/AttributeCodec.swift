@@ -25,6 +25,14 @@ struct AttributeCodec<Value> {
         return try decode(stored)
     }
 
+    /// The value of the attribute at `index` of a row: the common native types are read typed from the
+    /// row (no ``StorageValue`` in between), the others decoded from the row's stored value.
+    @inlinable @inline(__always)
+    func decodeColumn(_ row: any StoreRow, at index: Int) throws -> Value {
+        if let value = FastStorage.read(row, at: index, as: Value.self) { return value }
+        return try decode(row.value(at: index))
+    }
+
     /// `encode`, with the common native types converted inline.
     @inlinable @inline(__always)
     func encodeValue(_ value: Value) throws -> StorageValue {
@@ -67,6 +75,23 @@ enum FastStorage {
             if Value.self == Bool?.self { return unsafeBitCast(Bool?.none, to: Value.self) }
             if Value.self == Date?.self { return unsafeBitCast(Date?.none, to: Value.self) }
             if Value.self == Data?.self { return unsafeBitCast(Data?.none, to: Value.self) }
+        }
+        return nil
+    }
+
+    /// The value at `index` of a row, read with the row's typed accessors, for the types ``decode(_:as:)``
+    /// converts from an integer, a real or a text: `nil` for other types and other storage classes (a
+    /// `NULL`, a value needing the full conversion or its error), which go through the attribute's codec.
+    @inlinable @inline(__always)
+    static func read<Value>(_ row: any StoreRow, at index: Int, as type: Value.Type) -> Value? {
+        if Value.self == Int.self || Value.self == Int?.self || Value.self == Bool.self || Value.self == Bool?.self {
+            return row.integer(at: index).flatMap { decode(.integer($0), as: Value.self) }
+        }
+        if Value.self == Double.self || Value.self == Double?.self || Value.self == Date.self || Value.self == Date?.self {
+            return row.real(at: index).flatMap { decode(.real($0), as: Value.self) }
+        }
+        if Value.self == String.self || Value.self == String?.self {
+            return row.text(at: index).flatMap { decode(.text($0), as: Value.self) }
         }
         return nil
     }

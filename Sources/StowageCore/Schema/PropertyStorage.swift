@@ -25,6 +25,19 @@ struct PropertyStorage<Root: AnyObject, Value> {
     }
 }
 
+/// Loads the attribute at an index of a row into a model. A struct rather than a bare closure type:
+/// closures kept in an array are stored at the most general abstraction, and every call would go
+/// through a reabstraction thunk.
+@usableFromInline
+struct ColumnLoader {
+    @usableFromInline let load: (_ row: any StoreRow, _ index: Int, _ model: AnyObject) throws -> Void
+
+    @inlinable
+    init(_ load: @escaping (_ row: any StoreRow, _ index: Int, _ model: AnyObject) throws -> Void) {
+        self.load = load
+    }
+}
+
 /// The operations a fetch or a save runs for every attribute of every row, as closures built in the
 /// model's module: `PropertyMetadata`'s attribute initializer is `@inlinable`, so the compiler
 /// specialises these closures for the concrete model and value types (no generic metadata look-ups,
@@ -39,6 +52,9 @@ struct AttributeOperations {
     @usableFromInline let load: (StorageValue, AnyObject) throws -> Void
     /// Sets the storage from a stored value, notifying observers when the value changed.
     @usableFromInline let refresh: (StorageValue, AnyObject) throws -> Void
+    /// Sets the storage from the attribute at an index of a row, without observation or change
+    /// tracking: `load` without building a ``StorageValue`` for the common types.
+    @usableFromInline let loadColumn: ColumnLoader
 
     @inlinable
     init<Root: PersistentModel, Value>(
@@ -55,6 +71,9 @@ struct AttributeOperations {
         }
         load = { stored, model in
             set(unsafeDowncast(model, to: Root.self), try codec.decodeValue(stored))
+        }
+        loadColumn = ColumnLoader { row, index, model in
+            set(unsafeDowncast(model, to: Root.self), try codec.decodeColumn(row, at: index))
         }
         refresh = { stored, model in
             let object = unsafeDowncast(model, to: Root.self)

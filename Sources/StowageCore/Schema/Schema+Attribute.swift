@@ -110,6 +110,8 @@ protocol AttributeAccessor: AnyObject {
     func load(_ value: StorageValue, into model: AnyObject) throws
     /// Sets the model's storage from a stored value and notifies observers when the value changed.
     func refresh(_ value: StorageValue, into model: AnyObject) throws
+    /// Sets the model's storage from the attribute at an index of a row (see `AttributeOperations`).
+    var loadColumn: ColumnLoader { get }
     /// Forgets the model's value, so that the next read loads it again.
     func unload(_ model: AnyObject)
     /// The model's current storage, for rollback.
@@ -156,6 +158,7 @@ final class TypedAttributeAccessor<Root: PersistentModel, Value>: AttributeAcces
     func read(_ model: AnyObject) throws -> StorageValue { try operations.read(model) }
     func load(_ value: StorageValue, into model: AnyObject) throws { try operations.load(value, model) }
     func refresh(_ value: StorageValue, into model: AnyObject) throws { try operations.refresh(value, model) }
+    var loadColumn: ColumnLoader { operations.loadColumn }
 
     func unload(_ model: AnyObject) { storage[model] = nil }
 
@@ -196,6 +199,7 @@ private final class UnboundAttributeAccessor: AttributeAccessor {
     func read(_ model: AnyObject) throws -> StorageValue { .null }
     func load(_ value: StorageValue, into model: AnyObject) throws {}
     func refresh(_ value: StorageValue, into model: AnyObject) throws {}
+    var loadColumn: ColumnLoader { ColumnLoader { _, _, _ in } }
     func unload(_ model: AnyObject) {}
     func snapshot(_ model: AnyObject) -> Any { () }
     func restore(_ snapshot: Any, into model: AnyObject) {}

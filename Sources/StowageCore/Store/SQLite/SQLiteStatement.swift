@@ -44,9 +44,7 @@ enum SQLiteStatement {
         case SQLITE_FLOAT:
             return .real(sqlite3_column_double(statement, index))
         case SQLITE_TEXT:
-            let count = Int(sqlite3_column_bytes(statement, index))
-            guard let text = sqlite3_column_text(statement, index) else { return .text("") }
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+            return .text(text(index, of: statement))
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(statement, index))
             guard let blob = sqlite3_column_blob(statement, index) else { return .blob(Data()) }
@@ -54,6 +52,15 @@ enum SQLiteStatement {
         default:
             return .null
         }
+    }
+
+    /// The text of a column (whose storage class is text). Invalid UTF-8 is repaired, as `String`
+    /// does when decoding bytes.
+    static func text(_ index: Int32, of statement: OpaquePointer) -> String {
+        // sqlite3_column_text first, then sqlite3_column_bytes: the order SQLite documents.
+        guard let text = sqlite3_column_text(statement, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
     /// Binds `arguments` to a prepared statement, runs `body`, and resets the statement.
@@ -97,4 +104,19 @@ struct SQLiteRow: StoreRow {
     let statement: OpaquePointer
     var primaryKey: Int64 { sqlite3_column_int64(statement, 0) }
     func value(at index: Int) -> StorageValue { SQLiteStatement.column(Int32(index + 1), of: statement) }
+
+    func integer(at index: Int) -> Int64? {
+        let column = Int32(index + 1)
+        return sqlite3_column_type(statement, column) == SQLITE_INTEGER ? sqlite3_column_int64(statement, column) : nil
+    }
+
+    func real(at index: Int) -> Double? {
+        let column = Int32(index + 1)
+        return sqlite3_column_type(statement, column) == SQLITE_FLOAT ? sqlite3_column_double(statement, column) : nil
+    }
+
+    func text(at index: Int) -> String? {
+        let column = Int32(index + 1)
+        return sqlite3_column_type(statement, column) == SQLITE_TEXT ? SQLiteStatement.text(column, of: statement) : nil
+    }
 }
