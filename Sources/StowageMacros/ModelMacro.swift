@@ -226,7 +226,7 @@ extension PersistedPropertyMacro: AccessorMacro {
             """,
             """
             get {
-                _$backingData._$isObserved = true
+                _$backingData._$noteRead()
                 _$observationRegistrar.access(self, keyPath: \\.\(raw: name))
                 if let value = _\(raw: name) {
                     return value

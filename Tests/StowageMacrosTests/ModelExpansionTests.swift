@@ -937,7 +937,7 @@ import Testing
                         _name = initialValue
                     }
                     get {
-                        _$backingData._$isObserved = true
+                        _$backingData._$noteRead()
                         _$observationRegistrar.access(self, keyPath: \.name)
                         if let value = _name {
                             return value
@@ -979,7 +979,7 @@ import Testing
                         _hasReceipt = initialValue
                     }
                     get {
-                        _$backingData._$isObserved = true
+                        _$backingData._$noteRead()
                         _$observationRegistrar.access(self, keyPath: \.hasReceipt)
                         if let value = _hasReceipt {
                             return value
@@ -1021,7 +1021,7 @@ import Testing
                         _budget = initialValue
                     }
                     get {
-                        _$backingData._$isObserved = true
+                        _$backingData._$noteRead()
                         _$observationRegistrar.access(self, keyPath: \.budget)
                         if let value = _budget {
                             return value
@@ -1063,7 +1063,7 @@ import Testing
                         _balance = initialValue
                     }
                     get {
-                        _$backingData._$isObserved = true
+                        _$backingData._$noteRead()
                         _$observationRegistrar.access(self, keyPath: \.balance)
                         if let value = _balance {
                             return value

@@ -56,6 +56,7 @@ extension ModelContext {
             // after its last key; a jump elsewhere uses OFFSET. Memory stays bounded by the batch.
             let cursor = KeysetCursor()
             return FetchResultsCollection(count: try store.count(query), batchSize: max(batchSize, 1)) { [self] range in
+                defer { cursor.buffer.removeAll(keepingCapacity: true) }
                 var batchQuery = query
                 batchQuery.limit = range.count
                 if range.lowerBound == cursor.end, let last = cursor.lastKey {
@@ -64,10 +65,10 @@ extension ModelContext {
                 } else if range.lowerBound > 0 {
                     batchQuery.offset = range.lowerBound
                 }
-                let models = try fetchObjects(batchQuery)
+                try fetchObjects(batchQuery, into: &cursor.buffer)
                 cursor.end = range.upperBound
-                if case .row(let key)? = models.last?.persistentBackingData.key { cursor.lastKey = key }
-                return [T](castingElementsOf: models)
+                if case .row(let key)? = cursor.buffer.last?.persistentBackingData.key { cursor.lastKey = key }
+                return [T](castingElementsOf: cursor.buffer)
             }
         }
         let keys = try store.primaryKeys(query)
@@ -109,14 +110,17 @@ extension ModelContext {
             // Keyset pagination in primary-key order: each batch starts after the last key of the
             // previous one, so nothing is held between batches (no list of every key).
             var last: Int64?
+            var batch = ContiguousArray<any PersistentModel>()
+            batch.reserveCapacity(batchSize)
             while true {
+                batch.removeAll(keepingCapacity: true)
                 var query = plan.query
                 query.limit = batchSize
                 if let last {
                     let after = QueryExpression.comparison(.greater, .primaryKey, .value(.integer(last)), collation: nil)
                     query.filter = query.filter.map { .and([$0, after]) } ?? after
                 }
-                let batch = try fetchObjects(query)
+                try fetchObjects(query, into: &batch)
                 for model in batch { try block(unsafeDowncast(model as AnyObject, to: T.self)) }
                 try checkMutations()
                 guard batch.count == batchSize, case .row(let key)? = batch.last?.persistentBackingData.key else { return }
@@ -344,8 +348,10 @@ public struct FetchResultsCollection<Element>: RandomAccessCollection {
     private final class Storage {
         let batchSize: Int
         let load: (Range<Int>) throws -> [Element]
-        var batchStart = -1
-        var batch: [Element] = []
+        // Read on every element access, each access whole and non-overlapping: no dynamic exclusivity
+        // checks (a runtime call each).
+        @exclusivity(unchecked) var batchStart = -1
+        @exclusivity(unchecked) var batch: [Element] = []
 
         init(batchSize: Int, load: @escaping (Range<Int>) throws -> [Element]) {
             self.batchSize = batchSize
@@ -393,4 +399,6 @@ public struct FetchResultsCollection<Element>: RandomAccessCollection {
 private final class KeysetCursor {
     var end = 0
     var lastKey: Int64?
+    /// The models of the batch being loaded (kept between batches for its capacity).
+    var buffer = ContiguousArray<any PersistentModel>()
 }

@@ -24,11 +24,17 @@ struct RowLayout {
 extension ModelContext {
     /// The models of the rows `query` matches, in row order.
     func fetchObjects(_ query: StoreQuery) throws -> ContiguousArray<any PersistentModel> {
-        let layout = RowLayout(query)
         var objects = ContiguousArray<any PersistentModel>()
         if let limit = query.limit { objects.reserveCapacity(limit) }
-        try store.fetch(query) { row in objects.append(try materialize(row, layout)) }
+        try fetchObjects(query, into: &objects)
         return objects
+    }
+
+    /// Appends the models of the rows `query` matches to `objects`, in row order. Batched reads reuse
+    /// one buffer: freeing a block of 64 KB or more makes glibc consolidate its free lists.
+    func fetchObjects(_ query: StoreQuery, into objects: inout ContiguousArray<any PersistentModel>) throws {
+        let layout = RowLayout(query)
+        try store.fetch(query) { row in objects.append(try materialize(row, layout)) }
     }
 
     /// Loads models by primary key, in the order of `primaryKeys` (keys without a row are skipped).

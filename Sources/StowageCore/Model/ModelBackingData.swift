@@ -52,8 +52,16 @@ public final class ModelBackingData {
 
     /// Whether a property of the model has been read. Observers register by reading (observation
     /// tracking records reads), so the generated setters notify the observation registrar only once
-    /// this is `true`. Set by the generated getters.
-    @exclusivity(unchecked) public var _$isObserved = false
+    /// this is `true`.
+    @exclusivity(unchecked) var isObserved = false
+
+    /// Whether a property of the model has been read (see ``_$noteRead()``). A computed property: a
+    /// client module writing a stored property of this class directly would check exclusivity at run
+    /// time (`@exclusivity(unchecked)` does not carry across modules), on every property access.
+    public var _$isObserved: Bool { isObserved }
+
+    /// Called by the generated getters: a property of the model was read.
+    public func _$noteRead() { isObserved = true }
 
     /// Whether the generated setter of an attribute must call ``willSet(_:_:to:)``: only when the
     /// context must hear of the write (the model is inserted, stored or deleted). A setter that skips it

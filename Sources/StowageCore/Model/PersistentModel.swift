@@ -50,7 +50,7 @@ extension PersistentModel {
         keyPath: KeyPath<Self, Member>, _ body: () throws -> Result
     ) rethrows -> Result {
         // Observers register by reading a property; a model never read has none (and no registrar yet).
-        guard persistentBackingData._$isObserved else { return try body() }
+        guard persistentBackingData.isObserved else { return try body() }
         return try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, body)
     }
 
