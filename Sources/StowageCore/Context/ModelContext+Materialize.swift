@@ -1,8 +1,7 @@
 import Foundation
 
 /// How the rows of one query become models, prepared once per query instead of once per row: the
-/// column loader of each attribute (closures `@Model` specialised for the model and value types, see
-/// `AttributeOperations`) and the to-one relationships whose foreign keys follow the attributes.
+/// loader of its attributes and the to-one relationships whose foreign keys follow them.
 ///
 /// Materialising is not generic over the model type: the rows of every fetch go through the same
 /// compiled code, which the generic entry points (`fetch<T>`, `enumerate<T>`…) cast once per result
@@ -10,14 +9,45 @@ import Foundation
 struct RowLayout {
     let entity: Schema.Entity
     let attributes: [Schema.Attribute]
-    let loaders: ContiguousArray<ColumnLoader>
+    let loader: RowLoader
     let foreignKeys: [Schema.Relationship]
 
     init(_ query: StoreQuery) {
         entity = query.entity
         attributes = query.attributes
-        loaders = query.readsFullRow ? query.entity.columnLoaders : ContiguousArray(query.attributes.map(\.accessor.loadColumn))
+        loader = query.readsFullRow ? query.entity.rowLoader : RowLoader(query.attributes)
         foreignKeys = query.foreignKeys
+    }
+}
+
+/// Loads attributes from the columns of a row into a model: the column loaders of the attributes
+/// (closures `@Model` specialised for the model and value types, see `AttributeOperations`) chained
+/// into one closure, each link calling its column's loader and then the next link. Closures captured
+/// by a closure are called borrowed, where closures read from an array are copied (a retain and a
+/// release per column and row).
+struct RowLoader {
+    let load: (_ row: any StoreRow, _ model: AnyObject) throws -> Void
+
+    /// Loads `attributes`, the columns of a row in order. A failure names the attribute.
+    init(_ attributes: [Schema.Attribute]) {
+        load = Self.chain(attributes[...])
+    }
+
+    private static func chain(_ attributes: ArraySlice<Schema.Attribute>) -> (any StoreRow, AnyObject) throws -> Void {
+        guard let attribute = attributes.first else { return { _, _ in } }
+        let index = attributes.startIndex
+        let loadColumn = attribute.accessor.loadColumn
+        let name = attribute.name
+        let next = chain(attributes.dropFirst())
+        return { row, model in
+            do {
+                try loadColumn(row, index, model)
+            } catch var error as StowageError {
+                error.propertyName = name
+                throw error
+            }
+            try next(row, model)
+        }
     }
 }
 
@@ -71,20 +101,14 @@ extension ModelContext {
         }
         let data = ModelBackingData(context: self, entity: entity, primaryKey: pk, storeIdentifier: store.identifier)
         let model = entity.modelType.init(backingData: data)
-        let loaders = layout.loaders
-        var index = 0
         do {
-            while index < loaders.count {
-                try loaders[index].load(row, index, model)
-                index += 1
-            }
+            try layout.loader.load(row, model)
         } catch var error as StowageError {
             error.entityName = entity.name
-            error.propertyName = layout.attributes[index].name
             throw error
         }
         if !layout.foreignKeys.isEmpty {
-            let first = loaders.count
+            let first = layout.attributes.count
             for (offset, relationship) in layout.foreignKeys.enumerated() {
                 if let key = row.integer(at: first + offset) { data.foreignKeys[relationship.index] = key }
             }

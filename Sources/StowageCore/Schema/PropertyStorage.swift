@@ -25,18 +25,9 @@ struct PropertyStorage<Root: AnyObject, Value> {
     }
 }
 
-/// Loads the attribute at an index of a row into a model. A struct rather than a bare closure type:
-/// closures kept in an array are stored at the most general abstraction, and every call would go
-/// through a reabstraction thunk.
+/// Loads the attribute at an index of a row into a model.
 @usableFromInline
-struct ColumnLoader {
-    @usableFromInline let load: (_ row: any StoreRow, _ index: Int, _ model: AnyObject) throws -> Void
-
-    @inlinable
-    init(_ load: @escaping (_ row: any StoreRow, _ index: Int, _ model: AnyObject) throws -> Void) {
-        self.load = load
-    }
-}
+typealias ColumnLoader = (_ row: any StoreRow, _ index: Int, _ model: AnyObject) throws -> Void
 
 /// The operations a fetch or a save runs for every attribute of every row, as closures built in the
 /// model's module: `PropertyMetadata`'s attribute initializer is `@inlinable`, so the compiler
@@ -72,7 +63,7 @@ struct AttributeOperations {
         load = { stored, model in
             set(unsafeDowncast(model, to: Root.self), try codec.decodeValue(stored))
         }
-        loadColumn = ColumnLoader { row, index, model in
+        loadColumn = { row, index, model in
             set(unsafeDowncast(model, to: Root.self), try codec.decodeColumn(row, at: index))
         }
         refresh = { stored, model in

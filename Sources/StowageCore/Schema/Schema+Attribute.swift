@@ -199,7 +199,7 @@ private final class UnboundAttributeAccessor: AttributeAccessor {
     func read(_ model: AnyObject) throws -> StorageValue { .null }
     func load(_ value: StorageValue, into model: AnyObject) throws {}
     func refresh(_ value: StorageValue, into model: AnyObject) throws {}
-    var loadColumn: ColumnLoader { ColumnLoader { _, _, _ in } }
+    var loadColumn: ColumnLoader { { _, _, _ in } }
     func unload(_ model: AnyObject) {}
     func snapshot(_ model: AnyObject) -> Any { () }
     func restore(_ snapshot: Any, into model: AnyObject) {}

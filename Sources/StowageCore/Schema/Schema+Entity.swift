@@ -27,8 +27,8 @@ extension Schema {
         let relationshipList: [Relationship]
         /// Attributes stored in the entity's own table (not external storage), in column order.
         let columnAttributes: [Attribute]
-        /// The column loaders of ``columnAttributes``, for reading full rows.
-        let columnLoaders: ContiguousArray<ColumnLoader>
+        /// Loads ``columnAttributes`` from a full row.
+        let rowLoader: RowLoader
         /// Attributes kept outside the row (`.externalStorage`).
         let externalAttributes: [Attribute]
         /// `\Model.persistentModelID`, to recognise identifier comparisons in predicates.
@@ -67,7 +67,7 @@ extension Schema {
             self.attributeList = attributes
             self.relationshipList = relationships
             self.columnAttributes = attributes.filter { !$0.isExternalStorage && !$0.options.contains(.ephemeral) }
-            self.columnLoaders = ContiguousArray(columnAttributes.map(\.accessor.loadColumn))
+            self.rowLoader = RowLoader(columnAttributes)
             self.externalAttributes = attributes.filter { $0.isExternalStorage && !$0.options.contains(.ephemeral) }
             self.propertyIndexByKeyPath = byKeyPath
             self.storedPropertiesByName = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
