@@ -73,10 +73,10 @@ enum SQLiteFunctions {
 
     /// The text of a function argument: TEXT as is, a BLOB read as UTF-8, `nil` for anything else.
     private static func string(_ value: OpaquePointer?) -> String? {
+        guard let value else { return nil }
         switch sqlite3_value_type(value) {
         case SQLITE_TEXT:
-            guard let bytes = sqlite3_value_text(value) else { return "" }
-            return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+            return SQLiteStatement.text(of: value)
         case SQLITE_BLOB:
             guard let bytes = sqlite3_value_blob(value) else { return "" }
             return String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)

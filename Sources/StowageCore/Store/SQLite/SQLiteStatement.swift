@@ -37,30 +37,30 @@ enum SQLiteStatement {
         }
     }
 
+    /// The value of a column of the current row (looked up once, see `SQLiteRow`).
     static func column(_ index: Int32, of statement: OpaquePointer) -> StorageValue {
-        switch sqlite3_column_type(statement, index) {
+        guard let value = sqlite3_column_value(statement, index) else { return .null }
+        switch sqlite3_value_type(value) {
         case SQLITE_INTEGER:
-            return .integer(sqlite3_column_int64(statement, index))
+            return .integer(sqlite3_value_int64(value))
         case SQLITE_FLOAT:
-            return .real(sqlite3_column_double(statement, index))
+            return .real(sqlite3_value_double(value))
         case SQLITE_TEXT:
-            return .text(text(index, of: statement))
+            return .text(text(of: value))
         case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(statement, index))
-            guard let blob = sqlite3_column_blob(statement, index) else { return .blob(Data()) }
-            return .blob(Data(bytes: blob, count: count))
+            guard let blob = sqlite3_value_blob(value) else { return .blob(Data()) }
+            return .blob(Data(bytes: blob, count: Int(sqlite3_value_bytes(value))))
         default:
             return .null
         }
     }
 
-    /// The text of a column (whose storage class is text). Invalid UTF-8 is repaired, as `String`
-    /// does when decoding bytes.
-    static func text(_ index: Int32, of statement: OpaquePointer) -> String {
-        // sqlite3_column_text first, then sqlite3_column_bytes: the order SQLite documents.
-        guard let text = sqlite3_column_text(statement, index) else { return "" }
-        let count = Int(sqlite3_column_bytes(statement, index))
-        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    /// The text of a value whose type is text. Invalid UTF-8 is repaired, as `String` does when
+    /// decoding bytes.
+    static func text(of value: OpaquePointer) -> String {
+        // sqlite3_value_text first, then sqlite3_value_bytes: the order SQLite documents.
+        guard let bytes = sqlite3_value_text(value) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
     }
 
     /// Binds `arguments` to a prepared statement, runs `body`, and resets the statement.
@@ -105,18 +105,23 @@ struct SQLiteRow: StoreRow {
     var primaryKey: Int64 { sqlite3_column_int64(statement, 0) }
     func value(at index: Int) -> StorageValue { SQLiteStatement.column(Int32(index + 1), of: statement) }
 
+    // Each read looks the column's value up once (`sqlite3_column_value`) and reads its type and
+    // content from it: every `sqlite3_column_*` call repeats the lookup. SQLite calls such a value
+    // "unprotected", which only matters when several threads share a connection; a statement being
+    // stepped here always has its connection to itself.
+
     func integer(at index: Int) -> Int64? {
-        let column = Int32(index + 1)
-        return sqlite3_column_type(statement, column) == SQLITE_INTEGER ? sqlite3_column_int64(statement, column) : nil
+        guard let value = sqlite3_column_value(statement, Int32(index + 1)), sqlite3_value_type(value) == SQLITE_INTEGER else { return nil }
+        return sqlite3_value_int64(value)
     }
 
     func real(at index: Int) -> Double? {
-        let column = Int32(index + 1)
-        return sqlite3_column_type(statement, column) == SQLITE_FLOAT ? sqlite3_column_double(statement, column) : nil
+        guard let value = sqlite3_column_value(statement, Int32(index + 1)), sqlite3_value_type(value) == SQLITE_FLOAT else { return nil }
+        return sqlite3_value_double(value)
     }
 
     func text(at index: Int) -> String? {
-        let column = Int32(index + 1)
-        return sqlite3_column_type(statement, column) == SQLITE_TEXT ? SQLiteStatement.text(column, of: statement) : nil
+        guard let value = sqlite3_column_value(statement, Int32(index + 1)), sqlite3_value_type(value) == SQLITE_TEXT else { return nil }
+        return SQLiteStatement.text(of: value)
     }
 }
