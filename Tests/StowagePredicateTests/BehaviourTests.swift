@@ -33,6 +33,16 @@ struct BehaviourTests {
         #expect(try fixture.numbers(#Predicate { $0.rank != nil && $0.rank! < 1 }) == [2, 3])
     }
 
+    @Test func nanConstantsCompareAsInSwift() throws {
+        // SQLite stores NaN as NULL; the translator answers comparisons with a NaN constant itself.
+        let nan = Double.nan
+        #expect(try fixture.numbers(#Predicate { $0.price == nan }) == [])
+        #expect(try fixture.numbers(#Predicate { $0.price != nan }) == [0, 1, 2, 3])
+        #expect(try fixture.numbers(#Predicate { $0.price < nan }) == [])
+        #expect(try fixture.numbers(#Predicate { nan >= $0.price }) == [])
+        #expect(try fixture.numbers(#Predicate { $0.price * 2 != nan && $0.count > 5 }) == [0, 3])
+    }
+
     @Test func forceUnwrapOfNilFailsTheFetch() {
         #expect(throws: (any Error).self) { try fixture.numbers(#Predicate { $0.rank! > 0 }) }
     }

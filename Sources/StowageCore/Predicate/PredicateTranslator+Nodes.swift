@@ -159,23 +159,26 @@ extension TranslationState {
         let isEquality = kind == .equal || kind == .notEqual
         var valueType = valueType
         // Models compare by identity: their primary keys (`$0.budget == nil`, `$0.budget == budget`).
-        for side in [0, 1] {
-            guard case .model(let reference) = side == 0 ? left : right else { continue }
+        func modelKey(_ side: inout TranslatedOperand) throws {
+            guard case .model(let reference) = side else { return }
             guard isEquality, reference.toMany == nil, reference.scope == scope else {
                 throw UntranslatableNode(node: name, reason: "models are only compared for equality in SQL")
             }
-            let key = TranslatedOperand.expression(SQLOperand(
+            side = .expression(SQLOperand(
                 .relatedKey(reference.path), valueType: PersistentIdentifier.self, isNullable: !reference.path.isEmpty))
-            if side == 0 { left = key } else { right = key }
             valueType = PersistentIdentifier.self
         }
+        try modelKey(&left)
+        try modelKey(&right)
         if let problem = isEquality ? TypeTraits.equalityProblem(valueType) : TypeTraits.orderingProblem(valueType) {
             throw UntranslatableNode(node: name, reason: problem)
         }
         // NaN is stored as NULL by SQLite; it equals nothing and orders with nothing.
-        for side in [left, right] {
-            if case .constant(let value) = side, TypeTraits.isNaN(value) {
-                return .constant(kind == .notEqual)
+        if TypeTraits.isFloatingPoint(valueType) {
+            for side in [left, right] {
+                if case .constant(let value) = side, TypeTraits.isNaN(value) {
+                    return .constant(kind == .notEqual)
+                }
             }
         }
         var leftSQL: SQLOperand

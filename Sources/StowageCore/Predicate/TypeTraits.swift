@@ -49,7 +49,13 @@ enum TypeTraits {
         return "SQL has no arithmetic for \(type)"
     }
 
-    /// Whether `type` is a floating-point type, whose NaN never equals anything.
+    /// Whether values of `type` (optional or not) can be NaN.
+    static func isFloatingPoint(_ type: Any.Type) -> Bool {
+        let type = unwrapped(type)
+        return type == Double.self || type == Float.self
+    }
+
+    /// Whether `value` is a floating-point NaN, which never equals anything.
     static func isNaN(_ value: Any) -> Bool {
         switch value {
         case let double as Double: return double.isNaN

@@ -151,8 +151,19 @@ enum AttributeCodecs {
         return made
     }
 
-    /// The codec for a type known only at run time.
+    private static let anyCache = Locked<[ObjectIdentifier: AnyAttributeCodec]>([:])
+
+    /// The codec for a type known only at run time (cached: predicate translation asks for it on every
+    /// comparison).
     static func anyCodec(for type: Any.Type) -> AnyAttributeCodec? {
+        let key = ObjectIdentifier(type)
+        if let cached = anyCache.withLock({ $0[key] }) { return cached }
+        guard let made = makeAnyCodec(for: type) else { return nil }
+        anyCache.withLock { $0[key] = made }
+        return made
+    }
+
+    private static func makeAnyCodec(for type: Any.Type) -> AnyAttributeCodec? {
         func open<T>(_: T.Type) -> AnyAttributeCodec? {
             guard let codec = codec(for: T.self) else { return nil }
             return AnyAttributeCodec(
