@@ -67,15 +67,6 @@ extension ModelContext {
         try store.fetch(query) { row in objects.append(try materialize(row, layout)) }
     }
 
-    /// Loads models by primary key, in the order of `primaryKeys` (keys without a row are skipped).
-    func fetchObjects(_ entity: Schema.Entity, primaryKeys: [Int64], attributes: [Schema.Attribute]) throws -> ContiguousArray<any PersistentModel> {
-        let query = StoreQuery(entity: entity, attributes: attributes, primaryKeys: primaryKeys)
-        // The store returns rows in key order: the requested order when the keys are increasing.
-        if zip(primaryKeys, primaryKeys.dropFirst()).allSatisfy({ $0 < $1 }) { return try fetchObjects(query) }
-        let byKey = try fetchObjectsByKey(query)
-        return ContiguousArray(primaryKeys.compactMap { byKey[$0] })
-    }
-
     /// The models of the rows `query` matches, by primary key.
     func fetchObjectsByKey(_ query: StoreQuery) throws -> [Int64: any PersistentModel] {
         let layout = RowLayout(query)
@@ -84,9 +75,15 @@ extension ModelContext {
         return byKey
     }
 
-    /// Loads models by primary key, in the order of `primaryKeys`.
+    /// Loads models by primary key, in the order of `primaryKeys` (keys without a row are skipped).
     func models<T: PersistentModel>(_ type: T.Type, entity: Schema.Entity, primaryKeys: [Int64], attributes: [Schema.Attribute]) throws -> [T] {
-        [T](castingElementsOf: try fetchObjects(entity, primaryKeys: primaryKeys, attributes: attributes))
+        let query = StoreQuery(entity: entity, attributes: attributes, primaryKeys: primaryKeys)
+        // The store returns rows in key order: the requested order when the keys are increasing.
+        if zip(primaryKeys, primaryKeys.dropFirst()).allSatisfy({ $0 < $1 }) {
+            return [T](castingElementsOf: try fetchObjects(query))
+        }
+        let byKey = try fetchObjectsByKey(query)
+        return primaryKeys.compactMap { byKey[$0].map { unsafeDowncast($0 as AnyObject, to: T.self) } }
     }
 
     /// The object for a row: the registered one (refreshed from the row unless it has unsaved changes),
