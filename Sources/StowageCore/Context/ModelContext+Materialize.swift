@@ -20,34 +20,21 @@ struct RowLayout {
     }
 }
 
-/// Loads attributes from the columns of a row into a model: the column loaders of the attributes
-/// (closures `@Model` specialised for the model and value types, see `AttributeOperations`) chained
-/// into one closure, each link calling its column's loader and then the next link. Closures captured
-/// by a closure are called borrowed, where closures read from an array are copied (a retain and a
-/// release per column and row).
+/// Loads attributes from the columns of a row into a model: one closure per column, `@Model`
+/// specialised for the model and value types (see `AttributeOperations`), each reading and setting its
+/// column and then calling the closure of the next column. Closures captured by a closure are called
+/// borrowed, where closures read from an array are copied (a retain and a release per column and row).
 struct RowLoader {
-    let load: (_ row: any StoreRow, _ model: AnyObject) throws -> Void
+    let load: ColumnLoader
 
     /// Loads `attributes`, the columns of a row in order. A failure names the attribute.
     init(_ attributes: [Schema.Attribute]) {
         load = Self.chain(attributes[...])
     }
 
-    private static func chain(_ attributes: ArraySlice<Schema.Attribute>) -> (any StoreRow, AnyObject) throws -> Void {
+    private static func chain(_ attributes: ArraySlice<Schema.Attribute>) -> ColumnLoader {
         guard let attribute = attributes.first else { return { _, _ in } }
-        let index = attributes.startIndex
-        let loadColumn = attribute.accessor.loadColumn
-        let name = attribute.name
-        let next = chain(attributes.dropFirst())
-        return { row, model in
-            do {
-                try loadColumn(row, index, model)
-            } catch var error as StowageError {
-                error.propertyName = name
-                throw error
-            }
-            try next(row, model)
-        }
+        return attribute.accessor.linkColumn(at: attributes.startIndex, named: attribute.name, then: chain(attributes.dropFirst()))
     }
 }
 
@@ -88,7 +75,7 @@ extension ModelContext {
 
     /// The object for a row: the registered one (refreshed from the row unless it has unsaved changes),
     /// or a new one registered in the identity map.
-    func materialize(_ row: any StoreRow, _ layout: RowLayout) throws -> any PersistentModel {
+    func materialize(_ row: StoreRow, _ layout: RowLayout) throws -> any PersistentModel {
         let pk = row.primaryKey
         let entity = layout.entity
         let key = RowKey(entity: entity, primaryKey: pk)
@@ -116,7 +103,7 @@ extension ModelContext {
 
     /// Brings a registered model up to date with its row, unless it has unsaved changes: observers hear
     /// of the values that changed, and a loaded to-one relationship whose foreign key changed is reloaded.
-    private func refresh(_ model: any PersistentModel, from row: any StoreRow, _ layout: RowLayout) throws {
+    private func refresh(_ model: any PersistentModel, from row: StoreRow, _ layout: RowLayout) throws {
         let data = model.persistentBackingData
         guard data.state == .persisted && data.changedProperties.isEmpty else { return }
         for (index, attribute) in layout.attributes.enumerated() {

@@ -52,24 +52,6 @@ enum QueryCollation: Equatable {
     case localized
 }
 
-/// A row as a store returns it: the primary key, then the query's attributes in order.
-///
-/// Besides ``value(at:)``, a row reads the common storage classes typed, without building a
-/// ``StorageValue``: the column loaders `@Model` specialises (see `AttributeOperations`) try the typed
-/// read of their type first, which saves an enum, a copy and a release per column.
-@usableFromInline
-protocol StoreRow {
-    var primaryKey: Int64 { get }
-    /// The stored value of the query's attribute at `index`.
-    func value(at index: Int) -> StorageValue
-    /// The value at `index` when it is stored as an integer, otherwise `nil`.
-    func integer(at index: Int) -> Int64?
-    /// The value at `index` when it is stored as a real number, otherwise `nil`.
-    func real(at index: Int) -> Double?
-    /// The value at `index` when it is stored as text, otherwise `nil`.
-    func text(at index: Int) -> String?
-}
-
 /// The writes of one save, applied by the store in one transaction.
 struct ChangeSet {
     struct Insert {
@@ -112,13 +94,15 @@ struct SaveResult {
     var insertedKeys: [Int64]
 }
 
-/// A place models are stored: the SQLite store today, PostgreSQL or others later. The context only
-/// speaks to this protocol.
+/// A place models are stored: the SQLite store. The context only speaks to this protocol, except for
+/// the rows it reads, which are ``StoreRow``s (the current row of a SQLite statement) so that the column
+/// loaders `@Model` specialises call the row's typed reads directly: a second kind of store would make
+/// `StoreRow` an enum of row sources.
 protocol ModelStore: AnyObject, Sendable {
     /// A stable identifier for this store, part of every ``PersistentIdentifier`` it issues.
     var identifier: String { get }
     /// Streams the rows matching `query` to `body`.
-    func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws
+    func fetch(_ query: StoreQuery, _ body: (StoreRow) throws -> Void) throws
     /// Counts the rows matching `query` (ignoring its attributes and sort).
     func count(_ query: StoreQuery) throws -> Int
     /// The primary keys of the rows matching `query`, in order.
@@ -129,7 +113,7 @@ protocol ModelStore: AnyObject, Sendable {
     /// owners, grouped by owner in link order. Each row carries `query`'s columns; `body` receives the
     /// owner's primary key with it.
     func fetchRelated(_ relationship: Schema.Relationship, owners: [Int64], columns query: StoreQuery,
-                      _ body: (Int64, any StoreRow) throws -> Void) throws
+                      _ body: (Int64, StoreRow) throws -> Void) throws
     /// Applies a change set atomically: everything is written or nothing is.
     func apply(_ changes: ChangeSet) throws -> SaveResult
 }

@@ -28,7 +28,7 @@ struct AttributeCodec<Value> {
     /// The value of the attribute at `index` of a row: the common native types are read typed from the
     /// row (no ``StorageValue`` in between), the others decoded from the row's stored value.
     @inlinable @inline(__always)
-    func decodeColumn(_ row: any StoreRow, at index: Int) throws -> Value {
+    func decodeColumn(_ row: StoreRow, at index: Int) throws -> Value {
         if let value = FastStorage.read(row, at: index, as: Value.self) { return value }
         return try decode(row.value(at: index))
     }
@@ -83,7 +83,7 @@ enum FastStorage {
     /// converts from an integer, a real or a text: `nil` for other types and other storage classes (a
     /// `NULL`, a value needing the full conversion or its error), which go through the attribute's codec.
     @inlinable @inline(__always)
-    static func read<Value>(_ row: any StoreRow, at index: Int, as type: Value.Type) -> Value? {
+    static func read<Value>(_ row: StoreRow, at index: Int, as type: Value.Type) -> Value? {
         if Value.self == Int.self || Value.self == Int?.self || Value.self == Bool.self || Value.self == Bool?.self {
             return row.integer(at: index).flatMap { decode(.integer($0), as: Value.self) }
         }

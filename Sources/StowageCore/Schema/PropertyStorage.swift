@@ -9,10 +9,10 @@ import Foundation
 @usableFromInline
 struct PropertyStorage<Root: AnyObject, Value> {
     @usableFromInline let get: (Root) -> Value?
-    @usableFromInline let set: (Root, Value?) -> Void
+    @usableFromInline let set: (Root, __owned Value?) -> Void
 
     @inlinable
-    init(get: @escaping (Root) -> Value?, set: @escaping (Root, Value?) -> Void) {
+    init(get: @escaping (Root) -> Value?, set: @escaping (Root, __owned Value?) -> Void) {
         self.get = get
         self.set = set
     }
@@ -25,9 +25,9 @@ struct PropertyStorage<Root: AnyObject, Value> {
     }
 }
 
-/// Loads the attribute at an index of a row into a model.
+/// Loads columns of a row into a model (see `RowLoader`).
 @usableFromInline
-typealias ColumnLoader = (_ row: any StoreRow, _ index: Int, _ model: AnyObject) throws -> Void
+typealias ColumnLoader = (_ row: StoreRow, _ model: AnyObject) throws -> Void
 
 /// The operations a fetch or a save runs for every attribute of every row, as closures built in the
 /// model's module: `PropertyMetadata`'s attribute initializer is `@inlinable`, so the compiler
@@ -43,9 +43,11 @@ struct AttributeOperations {
     @usableFromInline let load: (StorageValue, AnyObject) throws -> Void
     /// Sets the storage from a stored value, notifying observers when the value changed.
     @usableFromInline let refresh: (StorageValue, AnyObject) throws -> Void
-    /// Sets the storage from the attribute at an index of a row, without observation or change
-    /// tracking: `load` without building a ``StorageValue`` for the common types.
-    @usableFromInline let loadColumn: ColumnLoader
+    /// A loader that sets the storage from the attribute at `index` of a row, without observation or
+    /// change tracking (`load` without building a ``StorageValue`` for the common types), then runs
+    /// `next`, the loader of the following columns. A decoding error gets the property's `name`. One
+    /// closure per column, which calls the next one: see `RowLoader`.
+    @usableFromInline let linkColumn: (_ index: Int, _ name: String, _ next: @escaping ColumnLoader) -> ColumnLoader
 
     @inlinable
     init<Root: PersistentModel, Value>(
@@ -63,8 +65,18 @@ struct AttributeOperations {
         load = { stored, model in
             set(unsafeDowncast(model, to: Root.self), try codec.decodeValue(stored))
         }
-        loadColumn = { row, index, model in
-            set(unsafeDowncast(model, to: Root.self), try codec.decodeColumn(row, at: index))
+        linkColumn = { index, name, next in
+            { row, model in
+                let value: Value
+                do {
+                    value = try codec.decodeColumn(row, at: index)
+                } catch var error as StowageError {
+                    error.propertyName = name
+                    throw error
+                }
+                set(unsafeDowncast(model, to: Root.self), value)
+                try next(row, model)
+            }
         }
         refresh = { stored, model in
             let object = unsafeDowncast(model, to: Root.self)

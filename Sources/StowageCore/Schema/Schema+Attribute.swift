@@ -110,8 +110,8 @@ protocol AttributeAccessor: AnyObject {
     func load(_ value: StorageValue, into model: AnyObject) throws
     /// Sets the model's storage from a stored value and notifies observers when the value changed.
     func refresh(_ value: StorageValue, into model: AnyObject) throws
-    /// Sets the model's storage from the attribute at an index of a row (see `AttributeOperations`).
-    var loadColumn: ColumnLoader { get }
+    /// A loader of the attribute at `index` of a row that then runs `next` (see `AttributeOperations`).
+    func linkColumn(at index: Int, named name: String, then next: @escaping ColumnLoader) -> ColumnLoader
     /// Forgets the model's value, so that the next read loads it again.
     func unload(_ model: AnyObject)
     /// The model's current storage, for rollback.
@@ -158,7 +158,9 @@ final class TypedAttributeAccessor<Root: PersistentModel, Value>: AttributeAcces
     func read(_ model: AnyObject) throws -> StorageValue { try operations.read(model) }
     func load(_ value: StorageValue, into model: AnyObject) throws { try operations.load(value, model) }
     func refresh(_ value: StorageValue, into model: AnyObject) throws { try operations.refresh(value, model) }
-    var loadColumn: ColumnLoader { operations.loadColumn }
+    func linkColumn(at index: Int, named name: String, then next: @escaping ColumnLoader) -> ColumnLoader {
+        operations.linkColumn(index, name, next)
+    }
 
     func unload(_ model: AnyObject) { storage[model] = nil }
 
@@ -199,7 +201,7 @@ private final class UnboundAttributeAccessor: AttributeAccessor {
     func read(_ model: AnyObject) throws -> StorageValue { .null }
     func load(_ value: StorageValue, into model: AnyObject) throws {}
     func refresh(_ value: StorageValue, into model: AnyObject) throws {}
-    var loadColumn: ColumnLoader { { _, _, _ in } }
+    func linkColumn(at index: Int, named name: String, then next: @escaping ColumnLoader) -> ColumnLoader { next }
     func unload(_ model: AnyObject) {}
     func snapshot(_ model: AnyObject) -> Any { () }
     func restore(_ snapshot: Any, into model: AnyObject) {}

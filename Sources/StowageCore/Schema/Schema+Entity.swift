@@ -128,7 +128,7 @@ extension Schema {
         @inlinable
         public init<Root: PersistentModel, Value: Codable>(
             name: String, keyPath: ReferenceWritableKeyPath<Root, Value>, storage: ReferenceWritableKeyPath<Root, Value?>,
-            get: @escaping (Root) -> Value?, set: @escaping (Root, Value?) -> Void,
+            get: @escaping (Root) -> Value?, set: @escaping (Root, __owned Value?) -> Void,
             defaultValue: Value? = nil, metadata: Attribute? = nil
         ) {
             let slot = PropertyStorage(get: get, set: set)

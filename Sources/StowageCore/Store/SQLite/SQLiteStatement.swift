@@ -99,10 +99,21 @@ enum SQLiteStatement {
     }
 }
 
-/// The current row of a raw statement: primary key in column 0, attributes from column 1.
-struct SQLiteRow: StoreRow {
+/// A row as the store returns it, the current row of a statement: the primary key in column 0, then the
+/// query's attributes (index 0 is column 1).
+///
+/// Besides ``value(at:)``, a row reads the common storage classes typed, without building a
+/// ``StorageValue``: the column loaders `@Model` specialises (see `AttributeOperations`) try the typed
+/// read of their type first, which saves an enum, a copy and a release per column. A concrete type, not
+/// a protocol: those loaders run for every column of every row, and an existential row cost a
+/// projection and a witness call per column.
+@usableFromInline
+struct StoreRow {
     let statement: OpaquePointer
     var primaryKey: Int64 { sqlite3_column_int64(statement, 0) }
+
+    /// The stored value of the query's attribute at `index`.
+    @usableFromInline
     func value(at index: Int) -> StorageValue { SQLiteStatement.column(Int32(index + 1), of: statement) }
 
     // Each read looks the column's value up once (`sqlite3_column_value`) and reads its type and
@@ -110,16 +121,22 @@ struct SQLiteRow: StoreRow {
     // "unprotected", which only matters when several threads share a connection; a statement being
     // stepped here always has its connection to itself.
 
+    /// The value at `index` when it is stored as an integer, otherwise `nil`.
+    @usableFromInline
     func integer(at index: Int) -> Int64? {
         guard let value = sqlite3_column_value(statement, Int32(index + 1)), sqlite3_value_type(value) == SQLITE_INTEGER else { return nil }
         return sqlite3_value_int64(value)
     }
 
+    /// The value at `index` when it is stored as a real number, otherwise `nil`.
+    @usableFromInline
     func real(at index: Int) -> Double? {
         guard let value = sqlite3_column_value(statement, Int32(index + 1)), sqlite3_value_type(value) == SQLITE_FLOAT else { return nil }
         return sqlite3_value_double(value)
     }
 
+    /// The value at `index` when it is stored as text, otherwise `nil`.
+    @usableFromInline
     func text(at index: Int) -> String? {
         guard let value = sqlite3_column_value(statement, Int32(index + 1)), sqlite3_value_type(value) == SQLITE_TEXT else { return nil }
         return SQLiteStatement.text(of: value)

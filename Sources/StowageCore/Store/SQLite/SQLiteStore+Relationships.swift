@@ -4,7 +4,7 @@ import GRDBSQLite
 
 extension SQLiteStore {
     func fetchRelated(_ relationship: Schema.Relationship, owners: [Int64], columns query: StoreQuery,
-                      _ body: (Int64, any StoreRow) throws -> Void) throws {
+                      _ body: (Int64, StoreRow) throws -> Void) throws {
         guard !owners.isEmpty, let destination = relationship.destinationEntity else { return }
         let q = SQLiteSQL.quote
         var fragment = SQLFragment("SELECT d.\(q(SQLiteSQL.primaryKeyColumn))")
@@ -35,7 +35,7 @@ extension SQLiteStore {
         fragment.append(") ORDER BY \((order + ["d.\(q(SQLiteSQL.primaryKeyColumn))"]).joined(separator: ", "))")
         let ownerIndex = Int32(1 + query.attributes.count + query.foreignKeys.count)
         try read(fragment) { statement in
-            let row = SQLiteRow(statement: statement)
+            let row = StoreRow(statement: statement)
             while try SQLiteStatement.step(statement) {
                 try body(sqlite3_column_int64(statement, ownerIndex), row)
             }

@@ -163,9 +163,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
 
     // MARK: - Reading
 
-    func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws {
+    func fetch(_ query: StoreQuery, _ body: (StoreRow) throws -> Void) throws {
         try read(selectSQL(query)) { statement in
-            let row = SQLiteRow(statement: statement)
+            let row = StoreRow(statement: statement)
             while try SQLiteStatement.step(statement) { try body(row) }
         }
     }
