@@ -89,4 +89,64 @@ import Testing
         try context.save()
         #expect(try ModelContext(container).fetch(FetchDescriptor<Row>()).allSatisfy { $0.label == "changed" })
     }
+
+    /// Iterating hands each model over: a model the loop does not keep is released once the loop moves
+    /// past it (not with its whole batch), and a model it keeps stays the registered object.
+    @Test(arguments: [
+        ("enumerate", [SortDescriptor<Row>]()), ("enumerate", [SortDescriptor(\Row.label)]),
+        ("for in fetch(batchSize:)", []), ("for in fetch(batchSize:)", [SortDescriptor(\Row.label)]),
+    ])
+    func iterationReleasesEachModelTheLoopDoesNotKeep(way: String, sort: [SortDescriptor<Row>]) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let container = try ModelContainer(for: Row.self, configurations: ModelConfiguration(url: directory.file()))
+        let writer = ModelContext(container)
+        for index in 0..<10 { writer.insert(Row(index: index, label: "row \(index)")) }
+        try writer.save()
+
+        let context = ModelContext(container)
+        var previous: PersistentIdentifier?
+        var previousStillRegistered: [Int] = []
+        var visited: [Int] = []
+        var kept: Row?
+        func visit(_ row: Row) {
+            if let previous, let registered: Row = context.registeredModel(for: previous), registered !== kept {
+                previousStillRegistered.append(row.index)
+            }
+            visited.append(row.index)
+            previous = row.persistentModelID
+            if row.index == 3 { kept = row }
+        }
+        let descriptor = FetchDescriptor<Row>(sortBy: sort)
+        if way == "enumerate" {
+            try context.enumerate(descriptor, batchSize: 4) { visit($0) }
+        } else {
+            for row in try context.fetch(descriptor, batchSize: 4) { visit(row) }
+        }
+        #expect(visited == Array(0..<10))
+        #expect(previousStillRegistered == [])
+        let keptID = try #require(kept).persistentModelID
+        let registered: Row? = context.registeredModel(for: keptID)
+        #expect(registered === kept)
+        #expect(try context.fetch(FetchDescriptor<Row>(predicate: #Predicate { $0.index == 3 })).first === kept)
+    }
+
+    /// A lazy collection counts its rows when it is created; iterating it (`for`-`in`) after some of them
+    /// were deleted visits the rows that are left.
+    @Test func iteratingALazyCollectionSkipsRowsDeletedSinceItsCount() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let container = try ModelContainer(for: Row.self, configurations: ModelConfiguration(url: directory.file()))
+        let writer = ModelContext(container)
+        for index in 0..<10 { writer.insert(Row(index: index, label: "row \(index)")) }
+        try writer.save()
+
+        let results = try ModelContext(container).fetch(FetchDescriptor<Row>(), batchSize: 3)
+        #expect(results.count == 10)
+        try writer.delete(model: Row.self, where: #Predicate { $0.index >= 3 && $0.index < 6 })
+        try writer.save()
+        var visited: [Int] = []
+        for row in results { visited.append(row.index) }
+        #expect(visited == [0, 1, 2, 6, 7, 8, 9])
+    }
 }

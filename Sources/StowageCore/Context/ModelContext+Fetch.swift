@@ -109,8 +109,12 @@ extension ModelContext {
         if plan.runsEntirelyInSQL && plan.query.sort.isEmpty && plan.query.limit == nil && plan.query.offset == nil {
             // Keyset pagination in primary-key order: each batch starts after the last key of the
             // previous one, so nothing is held between batches (no list of every key).
+            // The batch hands each model over to `block` and forgets it, so a model the block does not
+            // keep is released as soon as the block returns: freeing objects while the next ones are
+            // allocated keeps the allocator in its thread cache (freeing a whole batch at once made
+            // every allocation and free of the next batch go through glibc's bins).
             var last: Int64?
-            var batch = ContiguousArray<any PersistentModel>()
+            var batch = ContiguousArray<(any PersistentModel)?>()
             batch.reserveCapacity(batchSize)
             while true {
                 batch.removeAll(keepingCapacity: true)
@@ -120,10 +124,13 @@ extension ModelContext {
                     let after = QueryExpression.comparison(.greater, .primaryKey, .value(.integer(last)), collation: nil)
                     query.filter = query.filter.map { .and([$0, after]) } ?? after
                 }
-                try fetchObjects(query, into: &batch)
-                for model in batch { try block(unsafeDowncast(model as AnyObject, to: T.self)) }
+                try fetchObjects(query) { batch.append($0) }
+                guard case .row(let key)? = batch.last??.persistentBackingData.key else { return }
+                for index in batch.indices {
+                    try block(unsafeDowncast(batch[index].take()! as AnyObject, to: T.self))
+                }
                 try checkMutations()
-                guard batch.count == batchSize, case .row(let key)? = batch.last?.persistentBackingData.key else { return }
+                guard batch.count == batchSize else { return }
                 last = key
             }
         }
@@ -131,8 +138,9 @@ extension ModelContext {
         var index = results.startIndex
         while index < results.endIndex {
             let end = min(index + batchSize, results.endIndex)
-            let batch = try results.batch(index..<end)
-            for model in batch { try block(model) }
+            var batch = try results.batch(index..<end)
+            batch.reverse()
+            while let model = batch.popLast() { try block(model) }
             try checkMutations()
             index = end
         }
@@ -345,8 +353,9 @@ struct FetchPlan<T: PersistentModel> {
 /// The lazily loaded results of ``ModelContext/fetch(_:batchSize:)``: a random-access collection that
 /// loads its elements in batches on access and keeps only the most recent batch.
 public struct FetchResultsCollection<Element>: RandomAccessCollection {
-    private final class Storage {
-        let batchSize: Int
+    @usableFromInline
+    final class Storage {
+        @usableFromInline let batchSize: Int
         let load: (Range<Int>) throws -> [Element]
         // Read on every element access, each access whole and non-overlapping: no dynamic exclusivity
         // checks (a runtime call each).
@@ -359,7 +368,7 @@ public struct FetchResultsCollection<Element>: RandomAccessCollection {
         }
     }
 
-    private let storage: Storage
+    @usableFromInline let storage: Storage
     public let startIndex = 0
     public let endIndex: Int
 
@@ -386,11 +395,55 @@ public struct FetchResultsCollection<Element>: RandomAccessCollection {
                 preconditionFailure("FetchResultsCollection could not load a batch: \(error)")
             }
         }
-        return storage.batch[position - start]
+        let offset = position - start
+        precondition(offset < storage.batch.count, "FetchResultsCollection: the row at position \(position) was deleted after the collection counted its rows; iterate it with for-in, which skips deleted rows, or fetch again")
+        return storage.batch[offset]
     }
 
+    @usableFromInline
     func batch(_ range: Range<Int>) throws -> [Element] {
         try storage.load(range)
+    }
+
+    /// Iterates the collection batch by batch with batches of its own, handing each element over: an
+    /// element the loop does not keep is released when the loop moves on rather than with its whole
+    /// batch. Freeing objects while the next ones are allocated keeps the allocator in its thread cache.
+    /// Inlinable, so that the iterator is specialised for the element type where it is used (generic
+    /// array operations cost hundreds of instructions per element).
+    @inlinable
+    public func makeIterator() -> Iterator { Iterator(self) }
+
+    /// The iterator of a ``FetchResultsCollection``: see ``makeIterator()``.
+    public struct Iterator: IteratorProtocol {
+        @usableFromInline let collection: FetchResultsCollection
+        @usableFromInline var nextBatchStart: Int
+        /// What is left of the current batch, in reverse order.
+        @usableFromInline var remaining: [Element] = []
+
+        @inlinable
+        init(_ collection: FetchResultsCollection) {
+            self.collection = collection
+            nextBatchStart = collection.startIndex
+        }
+
+        /// The next element, loading the next batch when the current one is used up. A store failure
+        /// while loading a batch stops the program, as in ``FetchResultsCollection/subscript(_:)``.
+        @inlinable
+        public mutating func next() -> Element? {
+            // A batch can come back short (or empty) when rows were deleted since the count was taken.
+            while remaining.isEmpty {
+                guard nextBatchStart < collection.endIndex else { return nil }
+                let end = Swift.min(nextBatchStart + collection.storage.batchSize, collection.endIndex)
+                do {
+                    remaining = try collection.batch(nextBatchStart..<end)
+                } catch {
+                    preconditionFailure("FetchResultsCollection could not load a batch: \(error)")
+                }
+                nextBatchStart = end
+                remaining.reverse()
+            }
+            return remaining.popLast()
+        }
     }
 }
 
