@@ -149,4 +149,34 @@ import Testing
         for row in results { visited.append(row.index) }
         #expect(visited == [0, 1, 2, 6, 7, 8, 9])
     }
+
+    /// Iteration holds a bounded number of models whatever the batch size asked for: it reads at most
+    /// `iterationBatchLimit` rows at a time and releases each model the loop does not keep.
+    @Test(arguments: [("enumerate", false), ("enumerate", true), ("for in fetch(batchSize:)", false), ("for in fetch(batchSize:)", true)])
+    func iterationHoldsABoundedNumberOfModelsWhateverTheBatchSize(way: String, sorted: Bool) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let container = try ModelContainer(for: Row.self, configurations: ModelConfiguration(url: directory.file()))
+        let writer = ModelContext(container)
+        let rowCount = 3 * ModelContext.iterationBatchLimit + 7
+        for index in 0..<rowCount { writer.insert(Row(index: index, label: "row \(index)")) }
+        try writer.save()
+
+        let context = ModelContext(container)
+        var maximumRegistered = 0
+        var visited = 0
+        func visit(_ row: Row) {
+            #expect(row.index == visited)
+            visited += 1
+            maximumRegistered = max(maximumRegistered, context.registered.count)
+        }
+        let descriptor = FetchDescriptor<Row>(sortBy: sorted ? [SortDescriptor(\.index)] : [])
+        if way == "enumerate" {
+            try context.enumerate(descriptor, batchSize: 100_000) { visit($0) }
+        } else {
+            for row in try context.fetch(descriptor, batchSize: 100_000) { visit(row) }
+        }
+        #expect(visited == rowCount)
+        #expect(maximumRegistered == ModelContext.iterationBatchLimit)
+    }
 }

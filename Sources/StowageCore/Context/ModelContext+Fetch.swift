@@ -40,6 +40,13 @@ extension ModelContext {
         return try fetch(descriptor).map(\.persistentModelID)
     }
 
+    /// The most rows iteration (`enumerate`, `for`-`in` over ``fetch(_:batchSize:)``) reads per statement:
+    /// a larger `batchSize` is honoured as a bound on memory, not as the size of each read. Models made
+    /// from a few hundred rows and released as the loop moves on reuse memory that is still in the
+    /// processor's caches; a batch of 5,000 fills and frees megabytes at a time (W6 in BENCHMARKS.md:
+    /// ~2.3× raw SQLite with 256 rows per read against ~3× with 5,000; 64 was no better than 256).
+    @usableFromInline static let iterationBatchLimit = 256
+
     /// Returns the models matching a descriptor as a lazy collection that loads them `batchSize` at a time
     /// as you access them. Only the identifiers of all matches and the current batch stay in memory.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
@@ -84,8 +91,9 @@ extension ModelContext {
         return FetchResultsCollection(count: identifiers.count, batchSize: max(batchSize, 1)) { Array(identifiers[$0]) }
     }
 
-    /// Calls `block` for each model matching a descriptor, loading `batchSize` models at a time. Memory
-    /// stays bounded by the batch size whatever the number of matches.
+    /// Calls `block` for each model matching a descriptor, loading `batchSize` models at a time (at most
+    /// a few hundred per read; see `iterationBatchLimit`). Memory stays bounded by the batch size whatever
+    /// the number of matches, and a model `block` does not keep is released when `block` returns.
     ///
     /// - Parameters:
     ///   - allowEscapingMutations: Whether `block` may leave unsaved changes in the context. When `false`
@@ -95,7 +103,7 @@ extension ModelContext {
         block: (T) throws -> Void
     ) throws {
         processInbox()
-        let batchSize = max(batchSize, 1)
+        let batchSize = Swift.min(Swift.max(batchSize, 1), Self.iterationBatchLimit)
         let changesBefore = hasChanges
         func checkMutations() throws {
             if !allowEscapingMutations && !changesBefore && hasChanges {
@@ -110,9 +118,8 @@ extension ModelContext {
             // Keyset pagination in primary-key order: each batch starts after the last key of the
             // previous one, so nothing is held between batches (no list of every key).
             // The batch hands each model over to `block` and forgets it, so a model the block does not
-            // keep is released as soon as the block returns: freeing objects while the next ones are
-            // allocated keeps the allocator in its thread cache (freeing a whole batch at once made
-            // every allocation and free of the next batch go through glibc's bins).
+            // keep is released as soon as the block returns, and batches hold at most
+            // `iterationBatchLimit` models (see there).
             var last: Int64?
             var batch = ContiguousArray<(any PersistentModel)?>()
             batch.reserveCapacity(batchSize)
@@ -433,7 +440,8 @@ public struct FetchResultsCollection<Element>: RandomAccessCollection {
             // A batch can come back short (or empty) when rows were deleted since the count was taken.
             while remaining.isEmpty {
                 guard nextBatchStart < collection.endIndex else { return nil }
-                let end = Swift.min(nextBatchStart + collection.storage.batchSize, collection.endIndex)
+                let size = Swift.min(collection.storage.batchSize, ModelContext.iterationBatchLimit)
+                let end = Swift.min(nextBatchStart + size, collection.endIndex)
                 do {
                     remaining = try collection.batch(nextBatchStart..<end)
                 } catch {
