@@ -25,6 +25,15 @@ import Testing
         return container
     }
 
+    /// A file store holding rows `0..<rows`, labelled "row i", saved at once.
+    private func smallStore(_ directory: TemporaryDirectory, rows: Int) throws -> ModelContainer {
+        let container = try ModelContainer(for: Row.self, configurations: ModelConfiguration(url: directory.file()))
+        let writer = ModelContext(container)
+        for index in 0..<rows { writer.insert(Row(index: index, label: "row \(index)")) }
+        try writer.save()
+        return container
+    }
+
     @Test func enumerateVisitsEveryRowInOrderWithBoundedRegistrations() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -99,10 +108,7 @@ import Testing
     func iterationReleasesEachModelTheLoopDoesNotKeep(way: String, sort: [SortDescriptor<Row>]) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let container = try ModelContainer(for: Row.self, configurations: ModelConfiguration(url: directory.file()))
-        let writer = ModelContext(container)
-        for index in 0..<10 { writer.insert(Row(index: index, label: "row \(index)")) }
-        try writer.save()
+        let container = try smallStore(directory, rows: 10)
 
         let context = ModelContext(container)
         var previous: PersistentIdentifier?
@@ -136,13 +142,11 @@ import Testing
     @Test func iteratingALazyCollectionSkipsRowsDeletedSinceItsCount() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let container = try ModelContainer(for: Row.self, configurations: ModelConfiguration(url: directory.file()))
-        let writer = ModelContext(container)
-        for index in 0..<10 { writer.insert(Row(index: index, label: "row \(index)")) }
-        try writer.save()
+        let container = try smallStore(directory, rows: 10)
 
         let results = try ModelContext(container).fetch(FetchDescriptor<Row>(), batchSize: 3)
         #expect(results.count == 10)
+        let writer = ModelContext(container)
         try writer.delete(model: Row.self, where: #Predicate { $0.index >= 3 && $0.index < 6 })
         try writer.save()
         var visited: [Int] = []
@@ -156,11 +160,8 @@ import Testing
     func iterationHoldsABoundedNumberOfModelsWhateverTheBatchSize(way: String, sorted: Bool) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let container = try ModelContainer(for: Row.self, configurations: ModelConfiguration(url: directory.file()))
-        let writer = ModelContext(container)
         let rowCount = 3 * ModelContext.iterationBatchLimit + 7
-        for index in 0..<rowCount { writer.insert(Row(index: index, label: "row \(index)")) }
-        try writer.save()
+        let container = try smallStore(directory, rows: rowCount)
 
         let context = ModelContext(container)
         var maximumRegistered = 0

@@ -145,9 +145,12 @@ extension ModelContext {
         var index = results.startIndex
         while index < results.endIndex {
             let end = min(index + batchSize, results.endIndex)
-            var batch = try results.batch(index..<end)
+            // Handed over one by one, as above. Models are class instances, so the batch is an array
+            // of object references: as `[AnyObject]` the loop runs specialised code (generic array
+            // operations on `[T]` cost hundreds of instructions per element here).
+            var batch = unsafeBitCast(try results.batch(index..<end), to: [AnyObject].self)
             batch.reverse()
-            while let model = batch.popLast() { try block(model) }
+            while let model = batch.popLast() { try block(unsafeDowncast(model, to: T.self)) }
             try checkMutations()
             index = end
         }
