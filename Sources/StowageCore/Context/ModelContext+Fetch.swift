@@ -117,11 +117,11 @@ extension ModelContext {
         if plan.runsEntirelyInSQL && plan.query.sort.isEmpty && plan.query.limit == nil && plan.query.offset == nil {
             // Keyset pagination in primary-key order: each batch starts after the last key of the
             // previous one, so nothing is held between batches (no list of every key).
-            // The batch hands each model over to `block` and forgets it, so a model the block does not
-            // keep is released as soon as the block returns, and batches hold at most
-            // `iterationBatchLimit` models (see there).
+            // The batch hands each model over to `block` (reversed, then popped) and forgets it, so a
+            // model the block does not keep is released as soon as the block returns, and batches hold
+            // at most `iterationBatchLimit` models (see there).
             var last: Int64?
-            var batch = ContiguousArray<(any PersistentModel)?>()
+            var batch = ContiguousArray<any PersistentModel>()
             batch.reserveCapacity(batchSize)
             while true {
                 batch.removeAll(keepingCapacity: true)
@@ -131,13 +131,13 @@ extension ModelContext {
                     let after = QueryExpression.comparison(.greater, .primaryKey, .value(.integer(last)), collation: nil)
                     query.filter = query.filter.map { .and([$0, after]) } ?? after
                 }
-                try fetchObjects(query) { batch.append($0) }
-                guard case .row(let key)? = batch.last??.persistentBackingData.key else { return }
-                for index in batch.indices {
-                    try block(unsafeDowncast(batch[index].take()! as AnyObject, to: T.self))
-                }
+                try fetchObjects(query, into: &batch)
+                guard case .row(let key)? = batch.last?.persistentBackingData.key else { return }
+                let count = batch.count
+                batch.reverse()
+                while let model = batch.popLast() { try block(unsafeDowncast(model as AnyObject, to: T.self)) }
                 try checkMutations()
-                guard batch.count == batchSize else { return }
+                guard count == batchSize else { return }
                 last = key
             }
         }

@@ -50,14 +50,8 @@ extension ModelContext {
     /// Appends the models of the rows `query` matches to `objects`, in row order. Batched reads reuse
     /// one buffer: freeing a block of 64 KB or more makes glibc consolidate its free lists.
     func fetchObjects(_ query: StoreQuery, into objects: inout ContiguousArray<any PersistentModel>) throws {
-        try fetchObjects(query) { objects.append($0) }
-    }
-
-    /// Passes the models of the rows `query` matches to `body`, in row order, while the statement runs:
-    /// `body` must not run user code (which could read through the same connection).
-    func fetchObjects(_ query: StoreQuery, _ body: (any PersistentModel) throws -> Void) throws {
         let layout = RowLayout(query)
-        try store.fetch(query) { row in try body(try materialize(row, layout)) }
+        try store.fetch(query) { row in objects.append(try materialize(row, layout)) }
     }
 
     /// The models of the rows `query` matches, by primary key.
