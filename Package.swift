@@ -43,7 +43,11 @@ let package = Package(
         .target(name: "RecipesKit", dependencies: ["Stowage", "ExampleSupport"], path: "Examples/Recipes/Sources/RecipesKit"),
         .executableTarget(name: "recipes", dependencies: ["RecipesKit"], path: "Examples/Recipes/Sources/recipes"),
 
-        .testTarget(name: "StowageTests", dependencies: ["Stowage"]),
+        // Models for the reopening tests, and the program those tests launch to open a store in a fresh
+        // process (`swift test` builds it with every other product).
+        .target(name: "ReopenFixtures", dependencies: ["Stowage"], path: "Tests/ReopenFixtures"),
+        .executableTarget(name: "stowage-reopen-probe", dependencies: ["ReopenFixtures"], path: "Tests/ReopenProbe"),
+        .testTarget(name: "StowageTests", dependencies: ["Stowage", "ReopenFixtures", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "StowagePredicateTests", dependencies: ["Stowage"]),
         .testTarget(
             name: "StowageRelationshipTests",

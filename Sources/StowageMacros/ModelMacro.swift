@@ -100,7 +100,11 @@ extension ModelMacro: MemberMacro {
             "set: { $0._\(property.name) = $1 }",
         ]
         let schemaAttribute = property.schemaAttribute
-        if let initializer = property.initializer, initializer.isStaticLiteral, schemaAttribute?.simpleName != "Relationship" {
+        // An ephemeral attribute is not stored: a model made from a row reads its declared initial value,
+        // whatever the expression (evaluated once, when the schema is built).
+        let isEphemeral = schemaAttribute?.simpleName == "Attribute"
+            && schemaAttribute?.arguments?.as(LabeledExprListSyntax.self)?.contains { $0.label == nil && $0.expression.trimmedDescription.hasSuffix(".ephemeral") } == true
+        if let initializer = property.initializer, initializer.isStaticLiteral || isEphemeral, schemaAttribute?.simpleName != "Relationship" {
             arguments.append("defaultValue: \(initializer.trimmedDescription)")
         }
         if let schemaAttribute {

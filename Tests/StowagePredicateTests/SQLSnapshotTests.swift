@@ -23,7 +23,7 @@ struct SQLSnapshotTests {
         expect(#Predicate<Item> { $0.count != 3 }, prefix + #"("count" <> ?)"#, [.integer(3)])
         expect(#Predicate<Item> { $0.price < 2.5 }, prefix + #"("price" < ?)"#, [.real(2.5)])
         expect(#Predicate<Item> { 3 <= $0.count }, prefix + #"(? <= "count")"#, [.integer(3)])
-        expect(#Predicate<Item> { $0.name > "m" }, prefix + #"("name" > ? COLLATE swift)"#, [.text("m")])
+        expect(#Predicate<Item> { $0.name > "m" }, prefix + #"(stowage_nfc("name") > ?)"#, [.text("m")])
         expect(#Predicate<Item> { $0.count >= $0.number }, prefix + #"("count" >= "number")"#, [])
     }
 
@@ -32,8 +32,8 @@ struct SQLSnapshotTests {
         expect(#Predicate<Item> { $0.note == nil }, prefix + #"("note" IS NULL)"#, [])
         expect(#Predicate<Item> { $0.note != nil }, prefix + #"(NOT ("note" IS NULL))"#, [])
         expect(#Predicate<Item> { $0.note == missing }, prefix + #"("note" IS NULL)"#, [])
-        expect(#Predicate<Item> { $0.note == "a" }, prefix + #"("note" IS ? COLLATE swift)"#, [.text("a")])
-        expect(#Predicate<Item> { $0.note != "a" }, prefix + #"("note" IS NOT ? COLLATE swift)"#, [.text("a")])
+        expect(#Predicate<Item> { $0.note == "a" }, prefix + #"(stowage_nfc("note") IS ?)"#, [.text("a")])
+        expect(#Predicate<Item> { $0.note != "a" }, prefix + #"(stowage_nfc("note") IS NOT ?)"#, [.text("a")])
         expect(#Predicate<Item> { ($0.rank ?? 0) > 2 }, prefix + #"(COALESCE("rank", ?) > ?)"#, [.integer(0), .integer(2)])
         expect(#Predicate<Item> { $0.rank! > 2 }, prefix + #"(stowage_unwrap("rank") > ?)"#, [.integer(2)])
         expect(#Predicate<Item> { $0.note?.count == 2 }, prefix + #"(stowage_count("note") IS ?)"#, [.integer(2)])
@@ -42,7 +42,7 @@ struct SQLSnapshotTests {
             prefix + #"(("note" = ?) IS ?)"#, [.text(""), .integer(1)])
         expect(
             #Predicate<Item> { $0.previous?.rawValue == "draft" },
-            prefix + #"("previous" IS ? COLLATE swift)"#, [.text("draft")])
+            prefix + #"(stowage_nfc("previous") IS ?)"#, [.text("draft")])
     }
 
     @Test func logic() {
@@ -76,11 +76,11 @@ struct SQLSnapshotTests {
         expect(
             #Predicate<Item> { $0.name.localizedStandardContains("ab") },
             prefix + #"stowage_localized_standard_contains("name", ?)"#, [.text("ab")])
-        expect(#Predicate<Item> { names.contains($0.name) }, prefix + #"("name" COLLATE swift IN (?, ?))"#, [.text("a"), .text("b")])
+        expect(#Predicate<Item> { names.contains($0.name) }, prefix + #"(stowage_nfc("name") IN (?, ?))"#, [.text("a"), .text("b")])
         expect(#Predicate<Item> { ranks.contains($0.rank) }, prefix + #"(("rank" IS NULL) OR ("rank" IN (?)))"#, [.integer(1)])
         expect(
             #Predicate<Item> { item in names.contains(where: { $0 == item.name }) },
-            prefix + #"((? = "name" COLLATE swift) OR (? = "name" COLLATE swift))"#, [.text("a"), .text("b")])
+            prefix + #"((? = stowage_nfc("name")) OR (? = stowage_nfc("name")))"#, [.text("a"), .text("b")])
         expect(#Predicate<Item> { (2...5).contains($0.count) }, prefix + #"(("count" >= ?) AND ("count" <= ?))"#, [.integer(2), .integer(5)])
         expect(#Predicate<Item> { $0.name.count > 2 }, prefix + #"(stowage_count("name") > ?)"#, [.integer(2)])
     }
@@ -91,7 +91,7 @@ struct SQLSnapshotTests {
         let day = Date(timeIntervalSinceReferenceDate: 86_400.5)
         let token = UUID(uuidString: "e621e1f8-c36c-495a-93fc-0c247a3e6e5f")!
         expect(#Predicate<Item> { $0.status == status }, prefix + #"("status" = ?)"#, [.text("active")])
-        expect(#Predicate<Item> { $0.status.rawValue == "active" }, prefix + #"("status" = ? COLLATE swift)"#, [.text("active")])
+        expect(#Predicate<Item> { $0.status.rawValue == "active" }, prefix + #"(stowage_nfc("status") = ?)"#, [.text("active")])
         expect(#Predicate<Item> { statuses.contains($0.status) }, prefix + #"("status" IN (?, ?))"#, [.text("active"), .text("archived")])
         expect(#Predicate<Item> { $0.previous == status }, prefix + #"("previous" IS ?)"#, [.text("active")])
         expect(#Predicate<Item> { $0.date < day }, prefix + #"("date" < ?)"#, [.real(86_400.5)])

@@ -66,7 +66,7 @@ import Testing
         let select = try #require(log.events(of: f.container).first { $0.sql.hasPrefix("SELECT") })
         #expect(select.sql == """
             SELECT "_pk", "note", "amount", "date", "hasReceipt", "budget_pk" FROM "Transaction" WHERE \
-            ((SELECT s1."name" FROM "Budget" AS s1 WHERE s1."_pk" = "Transaction"."budget_pk") IS ? COLLATE swift) ORDER BY "_pk"
+            (stowage_nfc((SELECT s1."name" FROM "Budget" AS s1 WHERE s1."_pk" = "Transaction"."budget_pk")) IS ?) ORDER BY "_pk"
             """)
     }
 
@@ -128,7 +128,13 @@ import Testing
     @Test func outerReferenceInsideAClosureFallsBackToSwift() throws {
         let f = try Fixture()
         let predicate = #Predicate<Budget> { budget in budget.transactions.contains { $0.amount * 10 > budget.limit } }
-        #expect(throws: StowageError.self) { try f.budgets(predicate) }
+        let error = #expect(throws: StowageError.self) { try f.budgets(predicate) }
+        #expect(error?.code == .unsupportedPredicate, "\(String(describing: error))")
+        #expect(error?.entityName == "Budget")
+        #expect(error?.message.hasPrefix("The predicate node ") == true)
+        #expect(error?.message.hasSuffix(
+            "cannot run in SQL (a closure over a to-many relationship refers to an outer model); strict mode is on, so the fetch fails.") == true,
+            "\(error?.message ?? "no error")")
         f.context.requiresSQLTranslation = false
         #expect(try f.budgets(predicate) == ["Fun"])
     }

@@ -158,20 +158,26 @@ extension ModelContext {
 
     /// Returns the model with an identifier: the registered object if the context holds one, otherwise
     /// the model loaded from the store.
+    ///
+    /// An identifier this context cannot resolve — its row was deleted, another store issued it, or it
+    /// is the temporary identifier of a model another context inserted — gives a model that reports
+    /// ``PersistentModel/isDeleted`` and has the identifier asked for; reading its properties stops the
+    /// program, so check `isDeleted` first. The identifier's entity must be part of the schema.
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
         processInbox()
         if let registered = registeredAnyModel(for: persistentModelID) { return registered }
-        guard let entity = schema.entitiesByName[persistentModelID.entityName], let pk = persistentModelID.primaryKey else {
-            preconditionFailure("model(for:): \(persistentModelID) does not belong to this container's schema.")
+        guard let entity = schema.entitiesByName[persistentModelID.entityName] else {
+            preconditionFailure("model(for:): \(persistentModelID) names the entity \(persistentModelID.entityName), which is not part of this container's schema.")
         }
-        if let model = try? fetchObjects(StoreQuery(entity: entity, primaryKeys: [pk])).first {
+        if let pk = persistentModelID.primaryKey, persistentModelID.storeIdentifier == store.identifier,
+           let model = try? fetchObjects(StoreQuery(entity: entity, primaryKeys: [pk])).first {
             return model
         }
-        // No such row: a model that reports itself deleted, as SwiftData returns for a stale identifier.
+        // No such row here: a model that reports itself deleted, as SwiftData returns for a stale identifier.
         let data = ModelBackingData()
         data.entity = entity
-        data.key = .row(pk)
-        data.storeIdentifier = store.identifier
+        data.key = persistentModelID.key
+        data.storeIdentifier = persistentModelID.storeIdentifier
         data.state = .removed
         return entity.modelType.init(backingData: data)
     }
@@ -185,6 +191,7 @@ extension ModelContext {
         guard let entity = schema.entitiesByName[id.entityName] else { return nil }
         switch id.key {
         case .row(let pk):
+            guard id.storeIdentifier == store.identifier else { return nil }
             return registered[RowKey(entity: entity, primaryKey: pk)]?.model
         case .temporary:
             return inserted.models.first { $0.persistentBackingData.key == id.key }
@@ -295,7 +302,8 @@ struct FetchPlan<T: PersistentModel> {
         var query = StoreQuery(entity: entity)
         var evaluateInSwift = false
         if let predicate = descriptor.predicate {
-            let translation = try PredicateTranslator.translate(predicate, entity: entity, strict: strict)
+            let translation = try PredicateTranslator.translate(
+                predicate, entity: entity, storeIdentifier: context.store.identifier, strict: strict)
             query.filter = translation.filter
             evaluateInSwift = !translation.isComplete
         }
@@ -351,7 +359,10 @@ struct FetchPlan<T: PersistentModel> {
         }
         if sortsInSwift {
             results = try SwiftOrdering.sort(results, by: descriptor.sortBy, entity: entity)
-        } else if !query.sort.isEmpty {
+        } else {
+            // With no sort too: SQL returns rows in primary-key order, and the merged pending models take
+            // the same places (stored rows by key, unsaved ones last in insertion order), so a limit picks
+            // the same models before and after a save.
             results = try SwiftOrdering.sort(results, by: query.sort)
         }
         if let offset = descriptor.fetchOffset, offset > 0 { results = Array(results.dropFirst(offset)) }

@@ -7,7 +7,8 @@ extension ModelContext {
     /// `#Unique` group) matches a stored row updates that row instead (SwiftData's upsert).
     ///
     /// - Throws: ``StowageError``: `.readOnlyStore` for a configuration with `allowsSave: false`,
-    ///   `.constraintViolation` or `.saveFailed` when the store refuses the changes, or the misuse recorded
+    ///   `.constraintViolation` or `.saveFailed` when the store refuses the changes, `.saveConflict` when a
+    ///   changed model's row was deleted by another context or process since it was read, or the misuse recorded
     ///   by `insert` (`.deletedModel`, `.unknownModelType`, `.foreignModel`). When a save throws, nothing
     ///   is written and the context keeps all its changes.
     public func save() throws {

@@ -21,6 +21,9 @@ public struct StowageError: Error, CustomStringConvertible, @unchecked Sendable 
 
         /// The store file cannot be created or opened (unwritable directory, missing permissions).
         public static let storeOpenFailed = Code("storeOpenFailed")
+        /// A configuration that does not allow saving (`allowsSave: false`) names a store that does not
+        /// exist, or an empty file: Stowage does not create it.
+        public static let storeNotFound = Code("storeNotFound")
         /// The file exists but is not an SQLite database, or a damaged one.
         public static let notADatabase = Code("notADatabase")
         /// The store's tables differ from the models and no migration plan says how to get there.
@@ -35,6 +38,10 @@ public struct StowageError: Error, CustomStringConvertible, @unchecked Sendable 
         public static let readOnlyStore = Code("readOnlyStore")
         /// A UNIQUE, NOT NULL or foreign key constraint failed on save.
         public static let constraintViolation = Code("constraintViolation")
+        /// A save changed a model whose row another context or process deleted since it was read
+        /// (deletion is not undone by a later change); nothing was written and the context keeps its
+        /// changes: roll back or delete the model, then save again.
+        public static let saveConflict = Code("saveConflict")
         /// The store failed while saving; nothing was written.
         public static let saveFailed = Code("saveFailed")
         /// A save would delete a model whose `.deny` relationship still refers to models; nothing was written.

@@ -148,6 +148,16 @@ public final class ModelBackingData {
         _ model: Model, _ storage: ReferenceWritableKeyPath<Model, Value?>
     ) -> Value {
         if let probe { return probe.answer(model, self, storage) }
+        if let entity, let index = entity.propertyIndex(for: storage), let attribute = entity.properties[index] as? Schema.Attribute,
+           attribute.options.contains(.ephemeral) {
+            // Not stored: a model made from a row starts with the declared initial value (a container
+            // refuses a non-optional ephemeral attribute without one).
+            guard let value = attribute.defaultValue as? Value ?? Self.emptyValue(of: Value.self) else {
+                preconditionFailure("\(Model.self).\(attribute.name) is ephemeral and has no initial value.")
+            }
+            model[keyPath: storage] = value
+            return value
+        }
         guard case .row? = key, state != .detached else {
             // No row: an optional declared without an initial value starts as nil, a relationship empty.
             if let empty = Self.emptyValue(of: Value.self) {
@@ -155,6 +165,9 @@ public final class ModelBackingData {
                 return empty
             }
             preconditionFailure("\(Model.self): a property has no value; initialize every stored property in init.")
+        }
+        guard state != .removed else {
+            preconditionFailure("\(Model.self): a property of a deleted model was read (its row was deleted, or its identifier belongs to another store); check isDeleted first.")
         }
         guard let context else {
             preconditionFailure("\(Model.self): a property was read after its context was released; keep the ModelContext alive while you use its models.")

@@ -68,7 +68,7 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable {
         var list: [QueryExpression] = []
         var containsNil = false
         for value in values where !TypeTraits.isNaN(value) {
-            let stored = try TranslationState.encode(value, like: operand.attribute)
+            let stored = try TranslationState.encode(value, like: operand.attribute, storeIdentifier: state.storeIdentifier)
             if stored == .null { containsNil = true } else { list.append(.value(stored)) }
         }
         let collation: QueryCollation? = TypeTraits.isString(RHS.Output.self) ? .binary : nil

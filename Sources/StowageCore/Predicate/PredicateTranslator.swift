@@ -83,8 +83,13 @@ struct TranslationState {
     /// closure opens a level).
     private(set) var scope = 0
 
-    init(entity: Schema.Entity) {
+    /// The identifier of the store the query runs on: an identifier issued by another store matches no
+    /// row (`nil`: identifiers are compared by primary key alone).
+    let storeIdentifier: String?
+
+    init(entity: Schema.Entity, storeIdentifier: String? = nil) {
         self.entity = entity
+        self.storeIdentifier = storeIdentifier
     }
 
     /// The most elements a captured collection may have to be expanded in SQL.
@@ -169,7 +174,7 @@ struct TranslationState {
         switch operand {
         case .expression(let expression): return expression
         case .constant(let value):
-            let stored = try Self.encode(value, like: other?.attribute)
+            let stored = try Self.encode(value, like: other?.attribute, storeIdentifier: storeIdentifier)
             let type = other?.valueType ?? Swift.type(of: value)
             return SQLOperand(.value(stored), attribute: other?.attribute, valueType: type, isNullable: stored == .null)
         case .model:
@@ -179,10 +184,17 @@ struct TranslationState {
         }
     }
 
-    static func encode(_ value: Any, like attribute: Schema.Attribute?) throws -> StorageValue {
-        // Identifiers compare by primary key; a temporary identifier matches no stored row.
-        if let identifier = value as? PersistentIdentifier { return .integer(identifier.primaryKey ?? -1) }
-        if let model = value as? any PersistentModel { return .integer(model.persistentModelID.primaryKey ?? -1) }
+    static func encode(_ value: Any, like attribute: Schema.Attribute?, storeIdentifier: String?) throws -> StorageValue {
+        // Identifiers compare by primary key; a temporary identifier, or one another store issued,
+        // matches no stored row.
+        func key(_ identifier: PersistentIdentifier) -> StorageValue {
+            guard let primaryKey = identifier.primaryKey, storeIdentifier == nil || identifier.storeIdentifier == storeIdentifier else {
+                return .integer(-1)
+            }
+            return .integer(primaryKey)
+        }
+        if let identifier = value as? PersistentIdentifier { return key(identifier) }
+        if let model = value as? any PersistentModel { return key(model.persistentModelID) }
         if let attribute, attribute.accessor.codecKind != .json, let encoded = try attribute.accessor.encode(constant: value) {
             return encoded
         }
@@ -218,8 +230,10 @@ enum PredicateTranslator {
     /// warning naming the node). In strict mode an untranslatable node throws instead.
     ///
     /// - Throws: ``StowageError`` with code ``StowageError/Code/unsupportedPredicate`` in strict mode.
-    static func translate<T: PersistentModel>(_ predicate: Predicate<T>, entity: Schema.Entity, strict: Bool) throws -> PredicateTranslation {
-        let translation = translate(predicate.expression, variable: predicate.variable.key, entity: entity)
+    static func translate<T: PersistentModel>(
+        _ predicate: Predicate<T>, entity: Schema.Entity, storeIdentifier: String? = nil, strict: Bool
+    ) throws -> PredicateTranslation {
+        let translation = translate(predicate.expression, variable: predicate.variable.key, entity: entity, storeIdentifier: storeIdentifier)
         if let first = translation.untranslated.first {
             let message = "The predicate node \(first.node) cannot run in SQL (\(first.reason))"
             if strict {
@@ -231,8 +245,10 @@ enum PredicateTranslator {
     }
 
     /// Translates a predicate's expression whose variable is `variable`, without logging.
-    static func translate(_ expression: Any, variable: PredicateExpressions.VariableID, entity: Schema.Entity) -> PredicateTranslation {
-        var state = TranslationState(entity: entity)
+    static func translate(
+        _ expression: Any, variable: PredicateExpressions.VariableID, entity: Schema.Entity, storeIdentifier: String? = nil
+    ) -> PredicateTranslation {
+        var state = TranslationState(entity: entity, storeIdentifier: storeIdentifier)
         state.bindModel(variable)
         var untranslated: [UntranslatableNode] = []
         var conjuncts: [QueryExpression] = []

@@ -52,6 +52,11 @@ extension Schema {
         /// The declared column type.
         public var storageType: StorageType { accessor.storageType }
 
+        /// The collation the attribute's column compares text with: `swift` for `String` attributes, so
+        /// that uniqueness, upserts, indexes and predicates all compare strings as Swift's `==` and `<`
+        /// do (canonical equivalence); `nil` (bytes) for the others.
+        let collation: String?
+
         let keyPath: AnyKeyPath
         let accessor: any AttributeAccessor
         /// Position of the property in ``Schema/Entity/properties``; set when the entity is built.
@@ -69,6 +74,7 @@ extension Schema {
             self.isOptional = false
             self.keyPath = \Attribute.name
             self.accessor = UnboundAttributeAccessor()
+            self.collation = nil
         }
 
         init(name: String, declared: Attribute?, keyPath: AnyKeyPath, defaultValue: Any?, accessor: any AttributeAccessor) {
@@ -82,6 +88,7 @@ extension Schema {
             self.isOptional = accessor.isOptional
             self.keyPath = keyPath
             self.accessor = accessor
+            self.collation = TypeTraits.isString(accessor.valueType) ? "swift" : nil
         }
 
         public var description: String {

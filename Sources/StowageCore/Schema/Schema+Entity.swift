@@ -78,7 +78,45 @@ extension Schema {
             self.uniquenessConstraints = attributes.filter(\.isUnique).map { [$0.name] }
                 + modelType._$uniqueConstraints.map(names).filter { !$0.isEmpty }
             self.indices = modelType._$indices.map(names).filter { !$0.isEmpty }
+            self.problems = Self.problems(of: name, attributes: attributes, uniqueness: uniquenessConstraints, indices: indices,
+                                          properties: storedPropertiesByName)
             for relationship in relationships { relationship.entity = self }
+        }
+
+        /// What the entity declares that cannot be stored; opening a container throws the first one.
+        let problems: [StowageError]
+
+        private static func problems(
+            of entity: String, attributes: [Attribute], uniqueness: [[String]], indices: [[String]],
+            properties: [String: any SchemaProperty]
+        ) -> [StowageError] {
+            var problems: [StowageError] = []
+            func check(_ groups: [[String]], _ what: String) {
+                for name in Set(groups.joined()).sorted() {
+                    let reason: String
+                    switch properties[name] {
+                    case let attribute as Attribute where attribute.options.contains(.ephemeral):
+                        reason = "is @Attribute(.ephemeral): it is not stored, so no constraint or index can cover it"
+                    case let attribute as Attribute where attribute.isExternalStorage:
+                        reason = "is @Attribute(.externalStorage): it is kept outside the table, so no constraint or index can cover it"
+                    case is Relationship:
+                        reason = "is a relationship; #Unique, #Index and .unique take attributes"
+                    default:
+                        continue
+                    }
+                    problems.append(StowageError(
+                        .invalidSchema, "\(entity).\(name) cannot be \(what): it \(reason).", entityName: entity, propertyName: name))
+                }
+            }
+            check(uniqueness, "unique")
+            check(indices, "indexed")
+            for attribute in attributes where attribute.options.contains(.ephemeral) && !attribute.isOptional && attribute.defaultValue == nil {
+                problems.append(StowageError(
+                    .invalidSchema,
+                    "\(entity).\(attribute.name) is @Attribute(.ephemeral) and not optional but declares no initial value: a model read from the store would have no value for it. Give it one in its declaration (`= …`), or make it optional.",
+                    entityName: entity, propertyName: attribute.name))
+            }
+            return problems
         }
 
         /// The index in ``properties`` of the property with this key path (public or storage).

@@ -112,6 +112,17 @@ extension Schema {
             self.accessor = accessor
         }
 
+        /// What deleting the related row does to this relationship's foreign key column: the inverse's
+        /// delete rule, applied in SQL too, so no sequence of operations can leave a dangling reference
+        /// (cascade deletes, deny refuses at commit, nullify and noAction clear the reference).
+        var foreignKeyDeleteAction: String {
+            switch inverse?.deleteRule {
+            case .cascade?: "CASCADE"
+            case .deny?: "NO ACTION"
+            default: "SET NULL"
+            }
+        }
+
         public var description: String {
             var parts = ["\(name): \(isToOneRelationship ? destination + "?" : "[" + destination + "]")", deleteRule.rawValue]
             if let inverse { parts.append("inverse=\(inverse.name)") }

@@ -57,13 +57,14 @@ public final class Schema: @unchecked Sendable, CustomStringConvertible {
             let entity = Entity(modelType: type)
             byType[ObjectIdentifier(type)] = entity
             entities.append(entity)
-            queue.append(contentsOf: entity.relationships.compactMap(\.destinationType))
+            // In declaration order: a `Set`'s order would change with the objects' addresses.
+            queue.append(contentsOf: entity.relationshipList.compactMap(\.destinationType))
         }
         self.entities = entities
         self.entitiesByType = byType
         self.entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.version = version
-        self.problems = Self.resolveRelationships(of: entities, byType: byType)
+        self.problems = entities.flatMap(\.problems) + Self.resolveRelationships(of: entities, byType: byType)
     }
 
     /// Problems found while building the schema (an ambiguous inverse…); opening a container throws the
@@ -79,15 +80,12 @@ public final class Schema: @unchecked Sendable, CustomStringConvertible {
         entitiesByType[ObjectIdentifier(type)]
     }
 
-    /// A stable fingerprint of the stored shape of the schema (tables, columns, types, constraints).
-    var fingerprint: String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in description.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return String(hash, radix: 16)
-    }
+    /// The stored shape of the schema in canonical form (see ``SchemaLayout``).
+    var layout: SchemaLayout { SchemaLayout(self) }
+
+    /// A fingerprint of the stored shape of the schema (tables, columns, types, constraints), the same
+    /// whatever the order the models were listed in.
+    var fingerprint: String { layout.fingerprint }
 
     public var description: String {
         entities.map(\.description).joined(separator: "\n")

@@ -9,7 +9,7 @@ import GRDBSQLite
 /// in-memory stores) and on the readers Stowage opens itself (``SQLiteReaderPool``).
 enum SQLiteFunctions {
     static func register(on connection: OpaquePointer) {
-        addCollation(connection, "swift") { $0 == $1 ? .orderedSame : $0 < $1 ? .orderedAscending : .orderedDescending }
+        SwiftTextKey.register(on: connection)
         addCollation(connection, "localizedStandard") { $0.localizedStandardCompare($1) }
         addCollation(connection, "caseInsensitive") { $0.localizedCaseInsensitiveCompare($1) }
         addCollation(connection, "localized") { $0.localizedCompare($1) }

@@ -36,12 +36,12 @@ enum SQLiteSQL {
         return "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
     }
 
-    /// The name of the collation Stowage registers for `collation` (see ``SQLiteFunctions``).
-    /// ``QueryCollation/binary`` is Swift's `String` comparison: code point order, with canonically
-    /// equivalent strings (`"é"` and `"e\u{301}"`) equal, as Swift's `==` and `<` have them.
+    /// The name of the collation Stowage registers for `collation` (see ``SQLiteFunctions``), or `nil`
+    /// for ``QueryCollation/binary``, Swift's own `String` comparison, which compares text keys instead
+    /// (see ``SwiftTextKey`` and ``renderCompared(_:collation:into:scope:)``).
     static func collationName(_ collation: QueryCollation) -> String? {
         switch collation {
-        case .binary: return "swift"
+        case .binary: return nil
         case .localizedStandard: return "localizedStandard"
         case .caseInsensitive: return "caseInsensitive"
         case .localized: return "localized"
@@ -132,7 +132,7 @@ enum SQLiteSQL {
         if ordered {
             fragment.append(" ORDER BY ")
             for term in query.sort {
-                render(term.expression, into: &fragment, scope: RenderScope(table: query.entity.name))
+                renderCompared(term.expression, collation: term.collation, into: &fragment, scope: RenderScope(table: query.entity.name))
                 if let collation = term.collation, let name = collationName(collation) {
                     fragment.append(" COLLATE \(name)")
                 }
@@ -206,9 +206,9 @@ enum SQLiteSQL {
             fragment.bind(value)
         case .comparison(let op, let lhs, let rhs, let collation):
             fragment.append("(")
-            render(lhs, into: &fragment)
+            renderCompared(lhs, collation: collation, into: &fragment, scope: scope)
             fragment.append(" \(op.rawValue) ")
-            render(rhs, into: &fragment)
+            renderCompared(rhs, collation: collation, into: &fragment, scope: scope)
             if let collation, let name = collationName(collation) { fragment.append(" COLLATE \(name)") }
             fragment.append(")")
         case .and(let operands), .or(let operands):
@@ -251,12 +251,12 @@ enum SQLiteSQL {
                 return
             }
             fragment.append("(")
-            render(operand, into: &fragment)
+            renderCompared(operand, collation: collation, into: &fragment, scope: scope)
             if let collation, let name = collationName(collation) { fragment.append(" COLLATE \(name)") }
             fragment.append(" IN (")
             for (index, value) in values.enumerated() {
                 if index > 0 { fragment.append(", ") }
-                render(value, into: &fragment)
+                renderCompared(value, collation: collation, into: &fragment, scope: scope)
             }
             fragment.append("))")
         case .conditional(let condition, let then, let otherwise):
@@ -269,6 +269,26 @@ enum SQLiteSQL {
             fragment.append(" END)")
         case .coalesce(let operands):
             call("COALESCE", operands, into: &fragment)
+        }
+    }
+
+    /// An operand of a comparison or sort. Under ``QueryCollation/binary`` (Swift's `String` `==` and
+    /// `<`), text compares by its key (``SwiftTextKey``): a constant is bound as its key, anything else
+    /// is wrapped in `stowage_nfc(…)`, the expression that the indexes of `String` attributes are
+    /// built on, so that such comparisons use them.
+    static func renderCompared(
+        _ operand: QueryExpression, collation: QueryCollation?, into fragment: inout SQLFragment, scope: RenderScope
+    ) {
+        guard collation == .binary else { return render(operand, into: &fragment, scope: scope) }
+        switch operand {
+        case .value(.text(let text)):
+            fragment.bind(.text(SwiftTextKey.key(text)))
+        case .value:
+            render(operand, into: &fragment, scope: scope)
+        default:
+            fragment.append(SwiftTextKey.function + "(")
+            render(operand, into: &fragment, scope: scope)
+            fragment.append(")")
         }
     }
 

@@ -4,9 +4,10 @@ import GRDB
 /// Creates and verifies the tables of a schema.
 ///
 /// Layout: one table per entity named after it, an `INTEGER PRIMARY KEY` column `_pk`, one typed
-/// column per attribute (`NOT NULL` unless optional), `UNIQUE` constraints for `.unique` attributes and
-/// `#Unique` groups, an index per `#Index` group, a side table `<Entity>_<attribute>` per
-/// `.externalStorage` attribute, and `_stowage_metadata` holding the schema version and fingerprint.
+/// column per attribute (`NOT NULL` unless optional), a unique index per `.unique` attribute and
+/// `#Unique` group and an index per `#Index` group (`String` columns keyed by ``SwiftTextKey``), a
+/// side table `<Entity>_<attribute>` per `.externalStorage` attribute, and `_stowage_metadata` holding
+/// the schema version, its layout (``SchemaLayout``) and the layout's fingerprint.
 enum SQLiteSchema {
     static func externalTableName(_ entity: Schema.Entity, _ attribute: Schema.Attribute) -> String {
         "\(entity.name)_\(attribute.name)"
@@ -21,17 +22,16 @@ enum SQLiteSchema {
             for attribute in entity.columnAttributes {
                 var column = "\(SQLiteSQL.quote(attribute.name)) \(attribute.storageType.rawValue)"
                 if !attribute.isOptional { column += " NOT NULL" }
-                if attribute.isUnique { column += " UNIQUE" }
                 definitions.append(column)
             }
             for relationship in entity.foreignKeyRelationships {
                 definitions += foreignKeyColumns(relationship)
             }
-            let uniqueColumns = Set(entity.columnAttributes.filter(\.isUnique).map(\.name))
-            for group in entity.uniquenessConstraints where group.count > 1 || !uniqueColumns.contains(group[0]) {
-                definitions.append("UNIQUE(\(group.map(SQLiteSQL.quote).joined(separator: ", ")))")
-            }
             statements.append("CREATE TABLE \(SQLiteSQL.quote(entity.name)) (\(definitions.joined(separator: ", ")))")
+            for group in entity.uniquenessConstraints {
+                let name = SQLiteSQL.quote("\(entity.name)_\(group.joined(separator: "_"))_unique")
+                statements.append("CREATE UNIQUE INDEX \(name) ON \(SQLiteSQL.quote(entity.name)) (\(keyList(group, of: entity)))")
+            }
             for attribute in entity.externalAttributes {
                 let table = SQLiteSQL.quote(externalTableName(entity, attribute))
                 statements.append(
@@ -44,8 +44,7 @@ enum SQLiteSchema {
             }
             for group in entity.indices {
                 let name = SQLiteSQL.quote("\(entity.name)_\(group.joined(separator: "_"))_index")
-                statements.append(
-                    "CREATE INDEX \(name) ON \(SQLiteSQL.quote(entity.name)) (\(group.map(SQLiteSQL.quote).joined(separator: ", ")))")
+                statements.append("CREATE INDEX \(name) ON \(SQLiteSQL.quote(entity.name)) (\(keyList(group, of: entity)))")
             }
         }
         var joinTables: Set<String> = []
@@ -67,38 +66,52 @@ enum SQLiteSchema {
         return statements
     }
 
-    /// The foreign key column (and position column) of a to-one relationship stored on its entity's table.
-    /// Deleting the related row applies the inverse's delete rule in SQL too, so no sequence of
-    /// operations can leave a dangling reference: cascade deletes, deny refuses (checked at commit),
-    /// nullify and noAction clear the reference.
+    /// The indexed expressions of a uniqueness constraint or an index over `names`: the column itself,
+    /// or for a `String` attribute its key `stowage_nfc("column")`, so that the constraint and the
+    /// index compare as Swift does (see ``SwiftTextKey``). Upserts name the same list as their
+    /// conflict target.
+    static func keyList(_ names: [String], of entity: Schema.Entity) -> String {
+        names.map { name in
+            let column = SQLiteSQL.quote(name)
+            guard (entity.storedPropertiesByName[name] as? Schema.Attribute)?.collation == "swift" else { return column }
+            return "\(SwiftTextKey.function)(\(column))"
+        }.joined(separator: ", ")
+    }
+
+    /// The foreign key column (and position column) of a to-one relationship stored on its entity's table,
+    /// with the delete action of ``Schema/Relationship/foreignKeyDeleteAction``.
     static func foreignKeyColumns(_ relationship: Schema.Relationship) -> [String] {
         guard case .foreignKey(let column, let positionColumn) = relationship.storage,
               let destination = relationship.destinationEntity
         else { return [] }
-        let action: String = switch relationship.inverse?.deleteRule {
-        case .cascade?: "CASCADE"
-        case .deny?: "NO ACTION"
-        default: "SET NULL"
-        }
         let q = SQLiteSQL.quote
-        var columns = ["\(q(column)) INTEGER REFERENCES \(q(destination.name))(\(q(SQLiteSQL.primaryKeyColumn))) ON DELETE \(action) DEFERRABLE INITIALLY DEFERRED"]
+        var columns = ["\(q(column)) INTEGER REFERENCES \(q(destination.name))(\(q(SQLiteSQL.primaryKeyColumn))) ON DELETE \(relationship.foreignKeyDeleteAction) DEFERRABLE INITIALLY DEFERRED"]
         if let positionColumn { columns.append("\(q(positionColumn)) INTEGER") }
         return columns
     }
 
     /// Creates the schema in an empty store, or checks that the store's tables match it.
+    /// - Parameter allowsCreation: `false` for a store opened read-only: an empty store is refused rather
+    ///   than given tables.
     /// - Returns: the store's identifier.
-    static func prepare(_ schema: Schema, in writer: any DatabaseWriter, path: String?) throws -> String {
+    static func prepare(_ schema: Schema, in writer: any DatabaseWriter, path: String?, allowsCreation: Bool = true) throws -> String {
         if let identifier = try existingIdentifier(schema, in: writer, path: path) { return identifier }
+        guard allowsCreation else {
+            throw StowageError(
+                .storeOpenFailed,
+                "The store at \(path ?? "in memory") is empty and its configuration has allowsSave: false, so Stowage cannot create its tables. Open it once with a configuration that allows saving.")
+        }
         let meta = SQLiteSQL.quote(SQLiteSQL.metadataTable)
         let identifier = UUID().uuidString
+        let layout = schema.layout
         try writer.write { db in
             try db.execute(sql: "CREATE TABLE \(meta) (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
             for statement in createStatements(schema) { try db.execute(sql: statement) }
             let rows: [(String, String)] = [
                 ("store_identifier", identifier),
                 ("schema_version", schema.version.description),
-                ("schema_fingerprint", schema.fingerprint),
+                ("schema_layout", layout.json),
+                ("schema_fingerprint", layout.fingerprint),
             ]
             for (key, value) in rows {
                 try db.execute(sql: "INSERT INTO \(meta) (\"key\", \"value\") VALUES (?, ?)", arguments: [key, value])
@@ -107,7 +120,8 @@ enum SQLiteSchema {
         return identifier
     }
 
-    /// Checks that a store's tables match the schema, reading only.
+    /// Checks that a store's tables match the schema, reading only: the layout the store recorded when it
+    /// was created is compared with the models' layout, element by element.
     /// - Returns: the store's identifier, or `nil` for a store with no tables yet.
     /// - Throws: ``StowageError`` `.schemaMismatch` naming the differences.
     static func existingIdentifier(_ schema: Schema, in reader: any DatabaseReader, path: String?) throws -> String? {
@@ -123,70 +137,29 @@ enum SQLiteSchema {
                 "The store at \(location) has tables (\(tables.sorted().joined(separator: ", "))) but was not created by Stowage. Open it with a new URL, or remove the file.")
         }
         let metadata = try reader.read { db in
-            try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(meta)").map {
+            try Dictionary(Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(meta)").map {
                 ($0["key"] as String, $0["value"] as String)
-            })
+            }, uniquingKeysWith: { first, _ in first })
         }
-        if metadata["schema_fingerprint"] != schema.fingerprint {
-            let differences = try reader.read { db in try self.differences(schema, db) }
-            let detail = differences.isEmpty
-                ? "its constraints or indexes differ from the models"
-                : differences.joined(separator: "; ")
-            throw StowageError(
+        func mismatch(_ detail: String) -> StowageError {
+            StowageError(
                 .schemaMismatch,
                 "The store at \(location) (schema \(metadata["schema_version"] ?? "?")) does not match the models: \(detail). Give the container a migration plan, or open a new store. The store was not modified.")
         }
-        return metadata["store_identifier"] ?? UUID().uuidString
-    }
-
-    /// Human-readable differences between the store's tables and the schema.
-    static func differences(_ schema: Schema, _ db: Database) throws -> [String] {
-        var differences: [String] = []
-        let existing = Set(try String.fetchAll(
-            db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
-        var expectedTables: Set<String> = [SQLiteSQL.metadataTable]
-        for entity in schema.entities {
-            expectedTables.insert(entity.name)
-            for attribute in entity.externalAttributes { expectedTables.insert(externalTableName(entity, attribute)) }
-            for relationship in entity.relationshipList {
-                if case .joinTable(let table, _, _, _, _) = relationship.storage { expectedTables.insert(table) }
-            }
-            guard existing.contains(entity.name) else {
-                differences.append("the store has no table for entity \(entity.name)")
-                continue
-            }
-            let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(SQLiteSQL.quote(entity.name)))")
-            var actual: [String: (type: String, notNull: Bool)] = [:]
-            for column in columns {
-                actual[column["name"]] = (column["type"], column["notnull"] as Int != 0)
-            }
-            for attribute in entity.columnAttributes {
-                guard let column = actual.removeValue(forKey: attribute.name) else {
-                    differences.append("\(entity.name).\(attribute.name) is a property of the model but not a column of the store")
-                    continue
-                }
-                if column.type.uppercased() != attribute.storageType.rawValue {
-                    differences.append("\(entity.name).\(attribute.name) is stored as \(column.type) but the model needs \(attribute.storageType.rawValue)")
-                }
-                if column.notNull == attribute.isOptional {
-                    differences.append("\(entity.name).\(attribute.name) is \(column.notNull ? "NOT NULL" : "nullable") in the store but \(attribute.isOptional ? "optional" : "not optional") in the model")
-                }
-            }
-            actual.removeValue(forKey: SQLiteSQL.primaryKeyColumn)
-            for relationship in entity.foreignKeyRelationships {
-                guard case .foreignKey(let column, let positionColumn) = relationship.storage else { continue }
-                if actual.removeValue(forKey: column) == nil {
-                    differences.append("\(entity.name).\(relationship.name) is a relationship of the model but the store has no column \(column)")
-                }
-                if let positionColumn { actual.removeValue(forKey: positionColumn) }
-            }
-            for name in actual.keys.sorted() {
-                differences.append("\(entity.name).\(name) is a column of the store but not a property of the model")
-            }
+        guard let json = metadata["schema_layout"] else {
+            throw mismatch("it was created by an earlier version of Stowage, which did not record the layout of its tables")
         }
-        for table in existing.subtracting(expectedTables).sorted() {
-            differences.append("the store has a table \(table) that no model in the schema describes")
+        let stored: SchemaLayout
+        do {
+            stored = try SchemaLayout(json: json)
+        } catch {
+            throw mismatch("the layout it recorded cannot be read (\(error))")
         }
-        return differences
+        let differences = schema.layout.differences(from: stored)
+        guard differences.isEmpty else { throw mismatch(differences.joined(separator: "; ")) }
+        guard let identifier = metadata["store_identifier"] else {
+            throw mismatch("its metadata has no store identifier")
+        }
+        return identifier
     }
 }

@@ -6,7 +6,7 @@ import GRDBSQLite
 /// from models to the statement, text is bound with its byte length (so embedded NUL characters
 /// survive) and rows are read by column index.
 enum SQLiteStatement {
-    nonisolated(unsafe) private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    nonisolated(unsafe) static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     static func bind(_ value: StorageValue, at index: Int32, in statement: OpaquePointer) {
         switch value {

@@ -75,6 +75,7 @@ extension SQLiteStore {
             sql += " WHERE \(pk) = ?"
             values.append(.integer(owner))
             try execute(db, sql, values)
+            try checkRowExists(entity, owner, db)
         case .inverseForeignKey:
             guard !relationship.isToOneRelationship, let inverse = relationship.inverse, let destination = relationship.destinationEntity,
                   case .foreignKey(let column, let positionColumn) = inverse.storage
@@ -88,6 +89,7 @@ extension SQLiteStore {
                 if positionColumn != nil { values.append(.integer(Int64(index))) }
                 values.append(.integer(childKey))
                 try execute(db, sql, values)
+                try checkRowExists(destination, childKey, db)
             }
         case .joinTable(let table, let own, let other, let ownPosition, _):
             let keys = related.compactMap(key)

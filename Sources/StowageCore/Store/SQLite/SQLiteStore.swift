@@ -27,8 +27,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     /// Opens (creating if needed) the store for `schema`.
     ///
     /// - Throws: ``StowageError`` `.storeOpenFailed` when the file cannot be created or opened,
+    ///   `.storeNotFound` when a configuration that cannot save names a missing or empty file,
     ///   `.notADatabase` when the file is not SQLite, `.schemaMismatch` when its tables differ from the
-    ///   models. In each case the file is left as it was.
+    ///   models. In each case the file is left as it was (or not created).
     init(schema: Schema, url: URL?, allowsSave: Bool) throws {
         self.schema = schema
         let trace = SQLDebug.isTracing ? SQLiteTrace() : nil
@@ -36,11 +37,16 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         if let url {
             let path = url.path
             self.path = path
-            let exists = try Self.prepareFile(at: path)
+            let exists = try Self.prepareFile(at: path, create: allowsSave)
+            guard exists || allowsSave else {
+                throw StowageError(
+                    .storeNotFound,
+                    "The file \(path) is empty, and its configuration has allowsSave: false, so Stowage does not create a store in it. Open it once with a configuration that allows saving.")
+            }
             if exists { try Self.checkExistingStore(schema, at: path) }
             // A store that cannot save is opened read-only, so that opening it writes nothing either
             // (GRDB's WAL set-up commits a transaction).
-            configuration.readonly = exists && !allowsSave
+            configuration.readonly = !allowsSave
             do {
                 let pool = try DatabasePool(path: path, configuration: configuration)
                 if !configuration.readonly {
@@ -58,7 +64,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             readers = nil
         }
         do {
-            identifier = try SQLiteSchema.prepare(schema, in: writer, path: path)
+            identifier = try SQLiteSchema.prepare(schema, in: writer, path: path, allowsCreation: allowsSave || url == nil)
         } catch let error as StowageError {
             throw error
         } catch {
@@ -86,9 +92,16 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
 
     /// Creates the file with owner-only permissions (SQLite gives the `-wal` and `-shm` files the same
     /// permissions), or checks that an existing file is an SQLite database before SQLite touches it.
+    /// - Parameter create: `false` for a read-only configuration, which never creates a file or a
+    ///   directory: a missing or empty file is refused with `.storeNotFound`.
     /// - Returns: whether the file existed with some content.
-    private static func prepareFile(at path: String) throws -> Bool {
+    private static func prepareFile(at path: String, create: Bool) throws -> Bool {
         let fileManager = FileManager.default
+        guard create || fileManager.fileExists(atPath: path) else {
+            throw StowageError(
+                .storeNotFound,
+                "There is no store at \(path), and its configuration has allowsSave: false, so Stowage does not create one. Check the URL, or open it once with a configuration that allows saving.")
+        }
         let directory = (path as NSString).deletingLastPathComponent
         var isDirectory: ObjCBool = false
         if !directory.isEmpty && fileManager.fileExists(atPath: directory, isDirectory: &isDirectory) && !isDirectory.boolValue {
@@ -271,7 +284,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 return SaveResult(insertedKeys: keys)
             }
         } catch var error as StowageError {
-            if error.code == .saveFailed || error.code == .constraintViolation {
+            if error.code == .saveFailed || error.code == .constraintViolation || error.code == .saveConflict {
                 error = StowageError(
                     error.code, "The save failed and nothing was written: \(error.message)",
                     entityName: error.entityName, sql: error.sql, sqliteCode: error.sqliteCode, underlying: error.underlying)
@@ -327,6 +340,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             var values = try columns.map { try storableValue($0, of: update.model) }
             values.append(.integer(update.primaryKey))
             try execute(db, sql, values)
+            try checkRowExists(update.entity, update.primaryKey, db)
         }
         for attribute in update.attributes where attribute.isExternalStorage {
             try writeExternal(attribute, of: update.entity, primaryKey: update.primaryKey,
@@ -371,6 +385,16 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             [.integer(primaryKey), value])
     }
 
+    /// Throws `.saveConflict` when the UPDATE just run changed no row: another context or process
+    /// deleted the row since this context read it. The save then writes nothing.
+    func checkRowExists(_ entity: Schema.Entity, _ primaryKey: Int64, _ db: Database) throws {
+        guard sqlite3_changes(db.sqliteConnection) == 0 else { return }
+        throw StowageError(
+            .saveConflict,
+            "A \(entity.name) with unsaved changes (\(entity.name)/p\(primaryKey)) was deleted from the store by another context or process. Roll back or delete the model in this context, then save again.",
+            entityName: entity.name)
+    }
+
     func execute(_ db: Database, _ sql: String, _ arguments: [StorageValue]) throws {
         let statement = try db.cachedStatement(sql: sql).sqliteStatement
         try SQLiteStatement.run(statement, arguments) { statement in
@@ -396,7 +420,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         if !constraints.isEmpty {
             let assignments = columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
             for constraint in constraints {
-                sql += " ON CONFLICT(\(constraint.map(SQLiteSQL.quote).joined(separator: ", "))) DO UPDATE SET \(assignments)"
+                sql += " ON CONFLICT(\(SQLiteSchema.keyList(constraint, of: entity))) DO UPDATE SET \(assignments)"
             }
         }
         if !constraints.isEmpty {
