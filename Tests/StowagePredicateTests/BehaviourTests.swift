@@ -43,8 +43,13 @@ struct BehaviourTests {
         #expect(try fixture.numbers(#Predicate { $0.price * 2 != nan && $0.count > 5 }) == [0, 3])
     }
 
-    @Test func forceUnwrapOfNilFailsTheFetch() {
-        #expect(throws: (any Error).self) { try fixture.numbers(#Predicate { $0.rank! > 0 }) }
+    @Test func forceUnwrapOfNilFailsTheFetch() throws {
+        let error = try #require(throws: StowageError.self) { try fixture.numbers(#Predicate { $0.rank! > 0 }) }
+        #expect(error.code == .fetchFailed, "\(error)")
+        #expect(error.message.contains("force-unwrapped (`!`) a nil value"), "\(error.message)")
+        #expect(error.sql?.contains("stowage_unwrap(") == true, "\(error.sql ?? "no SQL")")
+        // The rows that are not nil unwrap fine: only the nil (item 0) fails the fetch.
+        #expect(try fixture.numbers(#Predicate { $0.rank != nil && $0.rank! > 0 }) == [1])
     }
 
     @Test func arithmetic() throws {

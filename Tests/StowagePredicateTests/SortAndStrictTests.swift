@@ -71,13 +71,12 @@ struct StrictModeTests {
         let fixture = try Fixture()
         fixture.context.requiresSQLTranslation = true
         let zero = 0.0
-        do {
-            _ = try fixture.numbers(#Predicate { $0.price / $0.price > zero })
-            Issue.record("expected an error")
-        } catch let error as StowageError {
-            #expect(error.code == .unsupportedPredicate)
-            #expect(error.message == "The predicate node FloatDivision cannot run in SQL (a divisor that may be zero gives ±infinity or NaN in Swift but NULL in SQL); strict mode is on, so the fetch fails.")
-        }
+        let mark = fixture.statementCount
+        let error = try #require(throws: StowageError.self) { try fixture.numbers(#Predicate { $0.price / $0.price > zero }) }
+        #expect(error.code == .unsupportedPredicate)
+        #expect(error.entityName == "Item")
+        #expect(error.message == "The predicate node FloatDivision cannot run in SQL (a divisor that may be zero gives ±infinity or NaN in Swift but NULL in SQL); strict mode is on, so the fetch fails.")
+        #expect(fixture.statements(after: mark).isEmpty, "strict mode refuses the fetch before running any SQL")
     }
 
     @Test func fallbackEvaluatesInSwiftOverNarrowedRows() throws {
@@ -96,7 +95,21 @@ struct StrictModeTests {
 
     @Test func unsupportedSortThrowsInStrictMode() throws {
         let fixture = try Fixture()
+        try fixture.insert([Item(number: 0, status: .draft), Item(number: 1, status: .active), Item(number: 2, status: .archived)])
         fixture.context.requiresSQLTranslation = true
-        #expect(throws: StowageError.self) { try fixture.numbers(#Predicate { _ in true }, sortBy: [SortDescriptor(\.status.rawValue)]) }
+        let mark = fixture.statementCount
+        let error = try #require(throws: StowageError.self) {
+            try fixture.numbers(#Predicate { _ in true }, sortBy: [SortDescriptor(\.status.rawValue)])
+        }
+        #expect(error.code == .unsupportedPredicate, "\(error)")
+        #expect(error.entityName == "Item")
+        #expect(error.message.hasPrefix("The sort "))
+        #expect(error.message.hasSuffix(
+            " cannot run in SQL: its key path is neither a stored attribute nor an attribute reached through to-one relationships."),
+            "\(error.message)")
+        #expect(fixture.statements(after: mark).isEmpty, "strict mode refuses the fetch before running any SQL")
+        // Outside strict mode the same sort runs in Swift.
+        fixture.context.requiresSQLTranslation = false
+        #expect(try fixture.numbers(#Predicate { _ in true }, sortBy: [SortDescriptor(\.status.rawValue)]) == [1, 2, 0])
     }
 }

@@ -65,10 +65,17 @@ final class ReviewUser {
 
         context.delete(budget)
         context.insert(Team(name: "empty"))  // violates minimumModelCount: 1 → the save fails
-        #expect(throws: StowageError.self) { try context.save() }
+        let error = #expect(throws: StowageError.self) { try context.save() }
+        expectMembersCountError(error, count: 0)
 
         #expect(context.deletedModelsArray.count == 1, "only the budget was deleted by the user")
         #expect(budget.transactions.allSatisfy { !$0.isDeleted }, "the cascade of a failed save must be undone")
+        #expect(context.insertedModelsArray.count == 1 && context.hasChanges, "the failed save dropped the context's changes")
+        // Nothing was written: the budget and its transactions are still stored, no team is.
+        let reader = ModelContext(container)
+        #expect(try reader.fetch(FetchDescriptor<Budget>()).map(\.name) == ["Food"])
+        #expect(try reader.fetch(FetchDescriptor<Transaction>(sortBy: [SortDescriptor(\.note)])).map(\.note) == ["bread", "milk"])
+        #expect(try reader.fetchCount(FetchDescriptor<Team>()) == 0)
     }
 
     /// A failed save must not discard an unsaved child that the (undone) cascade reached.
@@ -84,7 +91,13 @@ final class ReviewUser {
         context.delete(budget)
         let team = Team(name: "empty")
         context.insert(team)
-        #expect(throws: StowageError.self) { try context.save() }
+        let error = #expect(throws: StowageError.self) { try context.save() }
+        expectMembersCountError(error, count: 0)
+        // Nothing was written: the budget is still stored, neither the transaction nor the team is.
+        let reader = ModelContext(container)
+        #expect(try reader.fetch(FetchDescriptor<Budget>()).map(\.name) == ["Food"])
+        #expect(try reader.fetchCount(FetchDescriptor<Transaction>()) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<Team>()) == 0)
 
         #expect(milk.modelContext === context, "the failed save detached an inserted model")
         #expect(context.insertedModelsArray.count == 2)
@@ -160,7 +173,24 @@ final class ReviewUser {
         try context.save()
 
         context.delete(ann)
-        #expect(throws: StowageError.self) { try context.save() }
+        let error = #expect(throws: StowageError.self) { try context.save() }
+        expectMembersCountError(error, count: 0)
+        #expect(ann.isDeleted && context.deletedModelsArray.count == 1, "the failed save dropped the pending deletion")
+
+        // Nothing was written: ann is still stored and still the team's member.
+        let reader = ModelContext(container)
+        #expect(try reader.fetch(FetchDescriptor<Member>()).map(\.name) == ["ann"])
+        let storedTeam = try #require(try reader.fetch(FetchDescriptor<Team>()).first)
+        #expect(storedTeam.members.map(\.name) == ["ann"])
+    }
+
+    /// The error of a save refused because a team ends up with `count` members (minimumModelCount: 1).
+    private func expectMembersCountError(_ error: StowageError?, count: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(error?.code == .relationshipCount, "\(String(describing: error))", sourceLocation: sourceLocation)
+        #expect(error?.entityName == "Team", sourceLocation: sourceLocation)
+        #expect(error?.propertyName == "members", sourceLocation: sourceLocation)
+        #expect(error?.message.hasSuffix(".members has \(count) models; it needs at least 1 and at most 2. Nothing was written.") == true,
+                "\(error?.message ?? "no error")", sourceLocation: sourceLocation)
     }
 
     // MARK: - Rollback
@@ -340,8 +370,27 @@ final class ReviewUser {
         context.insert(two)
         try context.save()
         #expect(one.persistentModelID == two.persistentModelID)
-        let registered = context.model(for: two.persistentModelID)
-        #expect(registered === two || two.isDeleted, "two live objects for one row in one context")
+        // The first object to claim the row stays its one object, refreshed with the values the upsert
+        // wrote last; the duplicate instance is retired (it reports isDeleted).
+        let registered = try #require(context.model(for: two.persistentModelID) as? ReviewBlob)
+        #expect(registered === one, "model(for:) must return the row's surviving object")
+        #expect(context.registeredModel(for: one.persistentModelID) as ReviewBlob? === one)
+        #expect(!one.isDeleted)
+        #expect(two.isDeleted, "two live objects for one row in one context")
+        #expect(one.label == "two", "the surviving object must show the values the upsert wrote")
+        #expect(!context.hasChanges)
+
+        // The store holds one row, with the values written last, under the same identifier.
+        let stored = try ModelContext(container).fetch(FetchDescriptor<ReviewBlob>())
+        #expect(stored.map(\.label) == ["two"])
+        #expect(stored.map(\.persistentModelID) == [one.persistentModelID])
+
+        // Later changes to the retired duplicate are not saved.
+        two.label = "three"
+        #expect(!context.hasChanges)
+        try context.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<ReviewBlob>()).map(\.label) == ["two"])
+        #expect(one.label == "two")
     }
 
     // MARK: - Guards (pass today)

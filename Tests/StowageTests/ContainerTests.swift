@@ -140,17 +140,44 @@ import Testing
         #expect(!main.hasChanges)
     }
 
+    /// Autosave is a task queued on the main actor by a change. Draining the main actor's queue (see
+    /// `drainMainActor`) runs any autosave already queued, so "nothing was saved after the drain" proves
+    /// that none was; the same drain saving once autosave is on is the control.
     @MainActor
     @Test func mainContextAutosaveCanBeTurnedOff() async throws {
         let container = try inMemoryContainer(Item.self)
         let main = container.mainContext
         main.autosaveEnabled = false
-        main.insert(Item(name: "manual", value: 1))
-        // Give a scheduled autosave every chance to run: it must not.
-        for _ in 0..<20 { await Task.yield() }
-        try await Task.sleep(for: .milliseconds(50))
+        let item = Item(name: "manual", value: 1)
+        main.insert(item)
+        await drainMainActor()
         #expect(main.hasChanges)
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Item>()) == 0)
+
+        // Control: turning autosave on again queues a save of the pending insert, and the drain runs it.
+        main.autosaveEnabled = true
+        #expect(main.hasChanges, "autosave saves later, not inside the setter")
+        await drainMainActor()
+        #expect(!main.hasChanges)
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Item>()).map(\.value) == [1])
+
+        // An autosave queued before autosave is turned off does not save when it runs.
+        item.value = 2
+        main.autosaveEnabled = false
+        await drainMainActor()
+        #expect(main.hasChanges)
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Item>()).map(\.value) == [1])
+    }
+
+    /// Runs the jobs already queued on the main actor (an autosave among them): the main executor runs
+    /// jobs in order, so awaiting a main-actor task queued now suspends the caller until those before it
+    /// ran. Repeated, so that jobs they queue run as well.
+    @MainActor
+    private func drainMainActor() async {
+        for _ in 0..<5 {
+            await Task { @MainActor in }.value
+            await Task.yield()
+        }
     }
 
     /// Polls `condition` on the main actor, yielding between attempts, for at most a few seconds.

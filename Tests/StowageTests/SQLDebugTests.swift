@@ -18,35 +18,51 @@ import Testing
         #expect(SQLDebug.levelFromEnvironment(environment: ["OTHER": "1"], arguments: ["app", "1"]) == 0)
     }
 
-    @Test func eventsCarryStatementBoundValuesDurationAndStore() throws {
+    @Test func eventsCarryStatementBoundValuesOrderAndStore() throws {
         let capture = StatementCapture()
         let container = try inMemoryContainer(Item.self)
         let other = try inMemoryContainer(Item.self)
+        #expect(container.store.identifier != other.store.identifier)
         let context = ModelContext(container)
         context.insert(Item(name: "O'Brien\0x", value: 42))
         try context.save()
         _ = try ModelContext(other).fetch(FetchDescriptor<Item>())
 
+        // The save's statements, in the order they ran: one INSERT inside one transaction.
         let events = capture.log.events(of: container)
+        let insertSQL = #"INSERT INTO "Item" ("name", "value", "order", "note", "tags") VALUES (?, ?, ?, ?, ?)"#
+        #expect(events.map(\.sql) == ["BEGIN IMMEDIATE TRANSACTION", insertSQL, "COMMIT TRANSACTION"])
         let insert = try #require(events.first { $0.sql.hasPrefix("INSERT") })
-        #expect(insert.sql == #"INSERT INTO "Item" ("name", "value", "order", "note", "tags") VALUES (?, ?, ?, ?, ?)"#)
+        #expect(insert.sql == insertSQL)
         #expect(insert.expandedSQL.hasPrefix(#"INSERT INTO "Item" ("name", "value", "order", "note", "tags") VALUES ('O''Brien"#))
         #expect(insert.expandedSQL.hasSuffix(#"', 42, 0, NULL, '[]')"#))
-        #expect(insert.duration >= 0)
         #expect(insert.storeIdentifier == container.store.identifier)
         #expect(events.allSatisfy { $0.storeIdentifier == container.store.identifier })
+        // expandedSQL is for reading only (SQLite's rendering stops at the NUL); the bound value is whole.
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Item>()).map(\.name) == ["O'Brien\0x"])
 
-        let otherEvents = capture.sql(of: other)
-        #expect(otherEvents.contains(#"SELECT "_pk", "name", "value", "order", "note", "tags" FROM "Item" ORDER BY "_pk""#))
-        #expect(!otherEvents.contains { $0.hasPrefix("INSERT") })
+        // The other store's fetch is reported under its own identifier, without a transaction.
+        #expect(capture.sql(of: other) == [#"SELECT "_pk", "name", "value", "order", "note", "tags" FROM "Item" ORDER BY "_pk""#])
     }
 
-    @Test func storesOpenedWithoutObserversAreNotObserved() throws {
+    /// A cancelled observation stops receiving events, while the store (opened while it observed) keeps
+    /// reporting its statements to the observations still alive.
+    @Test func cancelledObservationsReceiveNoMoreEvents() throws {
         let capture = StatementCapture()
-        capture.observation.cancel()
+        let control = StatementCapture()
         let container = try inMemoryContainer(Item.self)
-        _ = try ModelContext(container).fetch(FetchDescriptor<Item>())
-        #expect(capture.sql(of: container).isEmpty)
+        let context = ModelContext(container)
+        let select = #"SELECT "_pk", "name", "value", "order", "note", "tags" FROM "Item" ORDER BY "_pk""#
+        _ = try context.fetch(FetchDescriptor<Item>())
+        #expect(capture.sql(of: container) == [select], "the observation saw the fetch before it was cancelled")
+
+        capture.observation.cancel()
+        _ = try context.fetchCount(FetchDescriptor<Item>())
+        context.insert(Item(name: "after", value: 1))
+        try context.save()
+        #expect(capture.sql(of: container) == [select], "a cancelled observation received events")
+        #expect(control.sql(of: container).contains(#"SELECT COUNT(*) FROM "Item""#))
+        #expect(control.statements(of: container).map(\.sql).last?.hasPrefix(#"INSERT INTO "Item""#) == true)
     }
 
     @Test func fetchesRunTheirSQL() throws {
