@@ -267,7 +267,9 @@ import Testing
         #expect(otherItems[1].isDeleted)
     }
 
-    @Test func otherContextsRefreshHeldObjectsUnlessTheyHaveUnsavedChanges() throws {
+    /// Merged property by property: an unsaved change stays, the other properties follow the store, and
+    /// a rollback returns to the row as now stored.
+    @Test func otherContextsRefreshHeldObjectsKeepingTheirUnsavedChanges() throws {
         let (container, context) = try seeded([1, 2])
         let other = ModelContext(container)
         let held = try other.fetch(byValue())
@@ -280,9 +282,14 @@ import Testing
 
         other.processPendingChanges()
         #expect(held[0].name == "saved elsewhere")
-        #expect(held[1].name == "item 2")
+        #expect(held[1].name == "saved elsewhere too")
         #expect(held[1].note == "local edit")
         #expect(held[1].hasChanges)
+
+        other.rollback()
+        #expect(held[1].name == "saved elsewhere too")
+        #expect(held[1].note == nil)
+        #expect(!held[1].hasChanges)
     }
 
     @Test func propertiesToFetchLoadsOthersLazily() throws {

@@ -237,7 +237,12 @@ extension ModelContext {
                 let key = RowKey(entity: entity, primaryKey: pk)
                 guard let model = registered[key]?.model else { continue }
                 let data = model.persistentBackingData
-                guard data.state == .persisted, data.changedProperties.isEmpty else { continue }
+                guard data.state == .persisted, data.changedProperties.isEmpty else {
+                    // Unsaved changes or a pending deletion: the model stays as it is until they are
+                    // resolved (a save of a change then fails with .saveConflict; a rollback removes it).
+                    data.rowDeletedElsewhere = true
+                    continue
+                }
                 data.state = .removed
                 registered.removeValue(forKey: key)
             }
@@ -333,7 +338,8 @@ struct FetchPlan<T: PersistentModel> {
         self.sortsInSwift = sortInSwift
         self.pendingModels = pending
         self.excludedKeys = excluded
-        if !descriptor.propertiesToFetch.isEmpty && pending.isEmpty && !evaluateInSwift && !sortInSwift {
+        // Only when SQL does everything: Swift sorting or matching would read the properties left out.
+        if !descriptor.propertiesToFetch.isEmpty && pending.isEmpty && excluded.isEmpty && !evaluateInSwift && !sortInSwift {
             let wanted = Set(descriptor.propertiesToFetch.compactMap { entity.propertyIndex(for: $0) })
             query.attributes = entity.columnAttributes.filter { wanted.contains($0.index) }
         }

@@ -101,15 +101,22 @@ extension ModelContext {
         return model
     }
 
-    /// Brings a registered model up to date with its row, unless it has unsaved changes: observers hear
-    /// of the values that changed, and a loaded to-one relationship whose foreign key changed is reloaded.
+    /// Brings a registered model up to date with its row: observers hear of the values that changed, and
+    /// a loaded to-one relationship whose foreign key changed is reloaded. A property with an unsaved
+    /// change keeps it, but what rollback restores becomes the row's value; the others follow the row,
+    /// so a model whose changes are saved, rolled back or whose deletion is undone shows the row as
+    /// stored, including what other contexts saved meanwhile.
     private func refresh(_ model: any PersistentModel, from row: StoreRow, _ layout: RowLayout) throws {
         let data = model.persistentBackingData
-        guard data.state == .persisted && data.changedProperties.isEmpty else { return }
+        guard data.state == .persisted || data.state == .deleted else { return }
         for (index, attribute) in layout.attributes.enumerated() {
-            try attribute.accessor.refresh(row.value(at: index), into: model)
+            if data.changedProperties.contains(attribute.index) {
+                data.snapshot[attribute.index] = try attribute.accessor.snapshot(ofStored: row.value(at: index))
+            } else {
+                try attribute.accessor.refresh(row.value(at: index), into: model)
+            }
         }
-        for (offset, relationship) in layout.foreignKeys.enumerated() {
+        for (offset, relationship) in layout.foreignKeys.enumerated() where !data.changedProperties.contains(relationship.index) {
             let stored = row.value(at: layout.attributes.count + offset)
             let foreignKey: Int64? = if case .integer(let value) = stored { value } else { nil }
             if data.foreignKeys[relationship.index] != foreignKey {

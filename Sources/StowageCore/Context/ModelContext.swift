@@ -133,8 +133,15 @@ public final class ModelContext {
             }
         case .deleted:
             // Inserting a model deleted in this context undoes the deletion.
-            data.state = .persisted
             deleted.remove(model)
+            if data.rowDeletedElsewhere {
+                removeDeletedElsewhere(data)
+                pendingErrors.append(StowageError(
+                    .deletedModel, "A \(T.self) whose row another context deleted was inserted again. Create a new model instead.",
+                    entityName: data.entity?.name))
+                return
+            }
+            data.state = .persisted
             if !data.changedProperties.isEmpty { changed.insert(model) }
         case .removed:
             pendingErrors.append(StowageError(
@@ -253,12 +260,25 @@ public final class ModelContext {
             }
             data.changedProperties.removeAll()
             data.snapshot = [:]
-            data.state = .persisted
+            if data.rowDeletedElsewhere {
+                removeDeletedElsewhere(data)
+            } else {
+                data.state = .persisted
+            }
         }
         inserted.removeAll()
         changed.removeAll()
         deleted.removeAll()
         pendingErrors = []
+    }
+
+    /// A model whose row another context deleted, once nothing of it is left to save: it reports
+    /// `isDeleted` and leaves the identity map.
+    private func removeDeletedElsewhere(_ data: ModelBackingData) {
+        data.state = .removed
+        if let entity = data.entity, case .row(let pk)? = data.key {
+            registered.removeValue(forKey: RowKey(entity: entity, primaryKey: pk), ifBackedBy: data)
+        }
     }
 
     /// Makes a model a plain object again. It forgets the container's entity too: a detached model can

@@ -38,6 +38,9 @@ public final class ModelBackingData {
     /// The stored foreign keys of to-one relationships (by property index), read with the row and
     /// resolved into objects on first access.
     var foreignKeys: [Int: Int64] = Dictionary()
+    /// Another context deleted the model's row while this model had unsaved changes or a pending
+    /// deletion: when those are rolled back or undone, the model is removed.
+    var rowDeletedElsewhere = false
     /// Set on the probe models that find out what a key path reads (see `KeyPathProbe`).
     var probe: KeyPathProbe?
 

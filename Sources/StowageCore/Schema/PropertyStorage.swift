@@ -81,7 +81,8 @@ struct AttributeOperations {
         refresh = { stored, model in
             let object = unsafeDowncast(model, to: Root.self)
             let decoded = try codec.decodeValue(stored)
-            if let current = get(object), (try? codec.encodeValue(current)) == stored { return }
+            // Byte for byte: a canonically equivalent string that another save stored is still news.
+            if let current = get(object), (try? codec.encodeValue(current))?.isIdentical(to: stored) == true { return }
             object._$withMutation(keyPath: keyPath) { set(object, decoded) }
         }
     }

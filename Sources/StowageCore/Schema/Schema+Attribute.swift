@@ -123,6 +123,9 @@ protocol AttributeAccessor: AnyObject {
     func unload(_ model: AnyObject)
     /// The model's current storage, for rollback.
     func snapshot(_ model: AnyObject) -> Any
+    /// A stored value in the form of ``snapshot(_:)``: what rollback restores once another save changed
+    /// the row under an unsaved change.
+    func snapshot(ofStored value: StorageValue) throws -> Any
     /// Restores a snapshot and notifies observers.
     func restore(_ snapshot: Any, into model: AnyObject)
     /// The stored form of a Swift value of this attribute's type (a predicate constant), or `nil` when
@@ -172,6 +175,7 @@ final class TypedAttributeAccessor<Root: PersistentModel, Value>: AttributeAcces
     func unload(_ model: AnyObject) { storage[model] = nil }
 
     func snapshot(_ model: AnyObject) -> Any { storage[model] as Any }
+    func snapshot(ofStored value: StorageValue) throws -> Any { Optional(try codec.decodeValue(value)) as Any }
 
     func restore(_ snapshot: Any, into model: AnyObject) {
         let object = unsafeDowncast(model, to: Root.self)
@@ -211,6 +215,7 @@ private final class UnboundAttributeAccessor: AttributeAccessor {
     func linkColumn(at index: Int, named name: String, then next: @escaping ColumnLoader) -> ColumnLoader { next }
     func unload(_ model: AnyObject) {}
     func snapshot(_ model: AnyObject) -> Any { () }
+    func snapshot(ofStored value: StorageValue) throws -> Any { () }
     func restore(_ snapshot: Any, into model: AnyObject) {}
     func encode(constant value: Any) throws -> StorageValue? { nil }
     var probeValue: Any? { nil }

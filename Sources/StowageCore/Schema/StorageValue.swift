@@ -11,6 +11,14 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
     case text(String)
     case blob(Data)
 
+    /// Whether the two values are the same stored bytes: unlike `==`, text compares byte for byte, not
+    /// by Swift's canonical equivalence (`"é"` and `"e\u{301}"` are equal but not identical).
+    @usableFromInline
+    func isIdentical(to other: StorageValue) -> Bool {
+        if case .text(let a) = self, case .text(let b) = other { return a.utf8.elementsEqual(b.utf8) }
+        return self == other
+    }
+
     public var description: String {
         switch self {
         case .null: return "NULL"
