@@ -111,6 +111,29 @@ import Testing
         #expect(scan.contains("SCAN Tag"), "\(scan)")
     }
 
+    @Test func otherConnectionsWriteUniqueStringsOnceTheyRegisterStowagesFunctions() throws {
+        try withFileStore([Tag.self]) { url, open in
+            let container = try open()
+            let context = ModelContext(container)
+            context.insert(Tag(code: Self.composed, label: "stowage"))
+            try context.save()
+            let insert = "INSERT INTO Tag (code, label, uses) VALUES (?, 'other', 0)"
+            // Without the function SQLite cannot maintain the index: the write fails, nothing changes.
+            let plain = try DatabaseQueue(path: url.path)
+            #expect(throws: DatabaseError.self) { try plain.write { try $0.execute(sql: insert, arguments: [Self.decomposed]) } }
+            try plain.close()
+            var configuration = Configuration()
+            configuration.prepareDatabase { db in StowageSQLFunctions.register(on: db.sqliteConnection!) }
+            let registered = try DatabaseQueue(path: url.path, configuration: configuration)
+            // With it, the unique index compares as Swift: a canonical equivalent is a duplicate.
+            let error = #expect(throws: DatabaseError.self) { try registered.write { try $0.execute(sql: insert, arguments: [Self.decomposed]) } }
+            #expect(error?.resultCode == .SQLITE_CONSTRAINT)
+            try registered.write { try $0.execute(sql: insert, arguments: ["Cafe"]) }
+            try registered.close()
+            #expect(try ModelContext(container).fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.label)])).map(\.label) == ["other", "stowage"])
+        }
+    }
+
     /// SQLite's plan for the SELECT a fetch runs, through the store's own connection (which has
     /// Stowage's functions).
     private func plan<T: PersistentModel>(

@@ -1,5 +1,6 @@
 import Foundation
 import GRDBSQLite
+import Stowage
 
 /// The values of one row of the benchmark entity: an identifier, 3 Int, 3 Double and 3 String columns.
 struct RowValues {
@@ -31,6 +32,8 @@ enum BenchTable {
         d1 REAL NOT NULL, d2 REAL NOT NULL, d3 REAL NOT NULL, s1 TEXT NOT NULL, s2 TEXT NOT NULL, s3 TEXT NOT NULL);
         CREATE INDEX item_i1 ON item(i1);
         """
+    /// W9's table: the same, with `s1` unique, as `@Attribute(.unique) var s1: String` makes it.
+    static let createKeyed = create + "CREATE UNIQUE INDEX item_s1 ON item(s1);"
 }
 
 /// A splitmix64 generator: the same random lookups in every run and for every contender.
@@ -55,6 +58,9 @@ func randomKeys(_ count: Int, of rows: Int, seed: UInt64) -> [Int64] {
 /// Used to prepare the stores the read workloads run on, identically for every contender.
 func bulkFill(path: String, table: String, primaryKey: String, count: Int) throws {
     let db = try RawConnection(path: path)
+    // Stowage's unique String columns (W9) are indexed on stowage_nfc(…), which a connection writing
+    // them needs; the other contenders' tables do not use it.
+    StowageSQLFunctions.register(on: db.handle)
     try db.execute("BEGIN")
     let columns = [primaryKey, "i1", "i2", "i3", "d1", "d2", "d3", "s1", "s2", "s3"].map { "\"\($0)\"" }
     let statement = try db.prepare(

@@ -121,6 +121,29 @@ final class GRDBContender<Record: BenchRecord>: Contender {
         return [Sample(name, ms, count)]
     }
 
+    private var keyedPool: DatabasePool!
+
+    func prepareKeyedStore(path: String, rows: Int) throws {
+        try RawConnection(path: path).execute(BenchTable.createKeyed)
+        try bulkFill(path: path, table: BenchTable.name, primaryKey: "id", count: rows)
+        keyedPool = try Self.open(path)
+    }
+
+    func lookupByKey(_ keys: [String]) throws -> [Sample] {
+        var found = 0
+        let ms = try time {
+            try keyedPool.read { db in
+                for key in keys {
+                    if let record = try Record.filter(Column("s1") == key).fetchOne(db) {
+                        blackHole(record.i1)
+                        found += 1
+                    }
+                }
+            }
+        }
+        return [Sample(name, ms, found)]
+    }
+
     func lookup(_ keys: [Int64], hits: Bool) throws -> [Sample] {
         var found = 0
         let ms = try time {

@@ -36,6 +36,10 @@ protocol Contender: AnyObject {
     func update(_ keys: [Int64], run: Int) throws -> [Sample]
     /// W6: iterates every row of the iteration store.
     func iterate(batchSize: Int) throws -> [Sample]
+    /// W9: creates the store of W9 at `path`, `rows` rows whose `s1` is unique (and so indexed).
+    func prepareKeyedStore(path: String, rows: Int) throws
+    /// W9: fetches the row whose unique `s1` equals each key.
+    func lookupByKey(_ keys: [String]) throws -> [Sample]
     /// M1 (child process): inserts `rows` rows into a new store, saving every `saveEvery`.
     func memoryInsert(path: String, rows: Int, saveEvery: Int) throws
     /// M1 (child process): iterates the existing store at `path`; returns the rows seen.

@@ -164,6 +164,31 @@ final class RawContender: Contender {
         return [Sample(name, ms, count)]
     }
 
+    private var keyedStore: RawConnection!
+
+    func prepareKeyedStore(path: String, rows: Int) throws {
+        try RawConnection(path: path).execute(BenchTable.createKeyed)
+        try bulkFill(path: path, table: BenchTable.name, primaryKey: "id", count: rows)
+        keyedStore = try RawConnection(path: path)
+    }
+
+    func lookupByKey(_ keys: [String]) throws -> [Sample] {
+        var found = 0
+        let ms = try time {
+            let statement = try keyedStore.prepare("SELECT \(Self.columns) FROM item WHERE s1 = ?")
+            defer { sqlite3_finalize(statement) }
+            for key in keys {
+                RawConnection.bindText(key, at: 1, in: statement)
+                if sqlite3_step(statement) == SQLITE_ROW {
+                    blackHole(RawConnection.decode(statement))
+                    found += 1
+                }
+                sqlite3_reset(statement)
+            }
+        }
+        return [Sample(name, ms, found)]
+    }
+
     func lookup(_ keys: [Int64], hits: Bool) throws -> [Sample] {
         var found = 0
         let ms = try time {

@@ -24,6 +24,28 @@ final class BenchRow {
     }
 }
 
+/// W9's entity: `BenchRow` with a unique `s1`.
+@Model
+final class KeyedBenchRow {
+    #Index<KeyedBenchRow>([\.i1])
+
+    var i1: Int
+    var i2: Int
+    var i3: Int
+    var d1: Double
+    var d2: Double
+    var d3: Double
+    @Attribute(.unique) var s1: String
+    var s2: String
+    var s3: String
+
+    init(_ v: RowValues) {
+        i1 = v.i1; i2 = v.i2; i3 = v.i3
+        d1 = v.d1; d2 = v.d2; d3 = v.d3
+        s1 = v.s1; s2 = v.s2; s3 = v.s3
+    }
+}
+
 /// Stowage through its SwiftData API. Every timed run starts from a new `ModelContext` (an empty
 /// identity map) unless the workload is about registered objects.
 final class StowageContender: Contender {
@@ -86,6 +108,27 @@ final class StowageContender: Contender {
             }
         }
         return [Sample(name, ms, count)]
+    }
+
+    private var keyedContainer: ModelContainer!
+
+    func prepareKeyedStore(path: String, rows: Int) throws {
+        keyedContainer = try ModelContainer(for: KeyedBenchRow.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        try bulkFill(path: path, table: "KeyedBenchRow", primaryKey: "_pk", count: rows)
+    }
+
+    func lookupByKey(_ keys: [String]) throws -> [Sample] {
+        let context = ModelContext(keyedContainer)
+        var found = 0
+        let ms = try time {
+            for key in keys {
+                if let row = try context.fetch(FetchDescriptor<KeyedBenchRow>(predicate: #Predicate { $0.s1 == key })).first {
+                    blackHole(row.i1)
+                    found += 1
+                }
+            }
+        }
+        return [Sample(name, ms, found)]
     }
 
     func lookup(_ keys: [Int64], hits: Bool) throws -> [Sample] {

@@ -149,6 +149,16 @@ if options.workloads.contains("W6") {
     }
 }
 
+if options.workloads.contains("W9") {
+    print("W9 lookups by a unique string…")
+    let keyCount = min(scaled(1_000), rowCount)
+    for contender in contenders { try contender.prepareKeyedStore(path: storePath(contender, "keyed"), rows: rowCount) }
+    let keys = randomKeys(keyCount, of: rowCount, seed: 9).map { RowValues.make(Int($0) - 1).s1 }
+    try interleave { contender, _ in
+        results.record("W9", "\(keyCount) by unique String key", try contender.lookupByKey(keys))
+    }
+}
+
 var memoryLines: [String] = []
 if options.workloads.contains("M1") {
     print("M1 peak memory (child processes)…")

@@ -4,10 +4,16 @@ import Foundation
 enum TypeTraits {
     /// `type` with any levels of `Optional` removed.
     static func unwrapped(_ type: Any.Type) -> Any.Type {
-        var current = type
-        while let optional = current as? any OptionalProtocol.Type { current = optional.wrappedType }
-        return current
+        unwrappedTypes.answer(for: type) { type in
+            var current = type
+            while let optional = current as? any OptionalProtocol.Type { current = optional.wrappedType }
+            return current
+        }
     }
+
+    private static let unwrappedTypes = TypeMemo<Any.Type>()
+    private static let equalityProblems = TypeMemo<String?>()
+    private static let orderingProblems = TypeMemo<String?>()
 
     /// Whether values of `type` are Swift `String`s, which compare with canonical equivalence (Swift's
     /// own `==` and `<`), not byte by byte.
@@ -15,6 +21,10 @@ enum TypeTraits {
 
     /// Why `==` / `!=` on `type` cannot run in SQL, or `nil` when it can.
     static func equalityProblem(_ type: Any.Type) -> String? {
+        equalityProblems.answer(for: type, findEqualityProblem)
+    }
+
+    private static func findEqualityProblem(_ type: Any.Type) -> String? {
         let type = unwrapped(type)
         if type == PersistentIdentifier.self { return nil }
         if type == Decimal.self { return "decimals are stored as text; they compare in Swift" }
@@ -26,6 +36,10 @@ enum TypeTraits {
 
     /// Why `<`, `<=`, `>`, `>=` on `type` cannot run in SQL, or `nil` when they can.
     static func orderingProblem(_ type: Any.Type) -> String? {
+        orderingProblems.answer(for: type, findOrderingProblem)
+    }
+
+    private static func findOrderingProblem(_ type: Any.Type) -> String? {
         if let problem = equalityProblem(type) { return problem }
         let type = unwrapped(type)
         if type == PersistentIdentifier.self { return "identifiers are compared for equality only" }

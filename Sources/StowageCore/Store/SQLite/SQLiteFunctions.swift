@@ -131,3 +131,23 @@ enum SQLiteFunctions {
             { box in box.map { Unmanaged<CollationBox>.fromOpaque($0).release() } })
     }
 }
+
+/// Stowage's SQL functions, for SQLite connections that Stowage did not open.
+///
+/// The indexes and unique constraints of `String` attributes are built on `stowage_nfc(column)` (see
+/// "Strings compare as Swift compares them" in the README), so a connection that writes those columns
+/// needs the function. Register it on connections you open yourself, with GRDB:
+///
+/// ```swift
+/// var configuration = Configuration()
+/// configuration.prepareDatabase { db in StowageSQLFunctions.register(on: db.sqliteConnection!) }
+/// let queue = try DatabaseQueue(path: storeURL.path, configuration: configuration)
+/// ```
+///
+/// or with SQLite's C API, right after `sqlite3_open_v2`. Reading needs nothing.
+public enum StowageSQLFunctions {
+    /// Registers Stowage's functions and collations on an open SQLite connection (`sqlite3 *`).
+    public static func register(on connection: OpaquePointer) {
+        SQLiteFunctions.register(on: connection)
+    }
+}
