@@ -73,11 +73,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let url = directory.file()
-        do {
-            let context = ModelContext(try ModelContainer(for: Item.self, configurations: ModelConfiguration(url: url)))
-            context.insert(Item(name: "stored", value: 1))
-            try context.save()
-        }
+        try createStore(at: url, item: "stored")
         let before = try #require(fileBytes(url))
         let listing = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
         try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: url.path)
@@ -129,11 +125,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let url = directory.file()
-        do {
-            let context = ModelContext(try ModelContainer(for: Item.self, configurations: ModelConfiguration(url: url)))
-            context.insert(Item(name: "a", value: 1))
-            try context.save()
-        }
+        try createStore(at: url, item: "a")
         var bytes = try #require(fileBytes(url))
         bytes.replaceSubrange(100..<bytes.count, with: Data(repeating: 0x5A, count: bytes.count - 100))
         try bytes.write(to: url)
@@ -195,11 +187,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let url = directory.file()
-        do {
-            let context = ModelContext(try ModelContainer(for: Item.self, configurations: ModelConfiguration(url: url)))
-            context.insert(Item(name: "stored", value: 1))
-            try context.save()
-        }
+        try createStore(at: url, item: "stored")
         let before = try #require(fileBytes(url))
         do {
             let container = try ModelContainer(for: Item.self, configurations: ModelConfiguration(url: url, allowsSave: false))

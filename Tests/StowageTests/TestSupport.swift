@@ -30,6 +30,13 @@ func withFileStore<Result>(
     return try body(url) { try ModelContainer(for: Schema(types), configurations: ModelConfiguration(url: url)) }
 }
 
+/// Creates a store file at `url` holding one saved `Item` named `name`, and closes it.
+func createStore(at url: URL, item name: String) throws {
+    let context = ModelContext(try ModelContainer(for: Item.self, configurations: ModelConfiguration(url: url)))
+    context.insert(Item(name: name, value: 1))
+    try context.save()
+}
+
 /// An in-memory container for `types`.
 func inMemoryContainer(_ types: any PersistentModel.Type...) throws -> ModelContainer {
     try ModelContainer(for: Schema(types), configurations: ModelConfiguration(isStoredInMemoryOnly: true))
