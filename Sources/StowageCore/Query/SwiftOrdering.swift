@@ -99,7 +99,7 @@ enum SwiftOrdering {
     static func compareText(_ a: String, _ b: String, collation: QueryCollation) -> ComparisonResult {
         switch collation {
         case .binary:
-            // Swift's own String order, as the `swift` collation SQLite uses for it.
+            // Swift's own String order, as SQL has it by comparing `stowage_nfc` keys (SwiftTextKey).
             return a == b ? .orderedSame : a < b ? .orderedAscending : .orderedDescending
         case .localizedStandard: return a.localizedStandardCompare(b)
         case .caseInsensitive: return a.localizedCaseInsensitiveCompare(b)

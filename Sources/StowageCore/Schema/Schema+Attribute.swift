@@ -52,10 +52,10 @@ extension Schema {
         /// The declared column type.
         public var storageType: StorageType { accessor.storageType }
 
-        /// The collation the attribute's column compares text with: `swift` for `String` attributes, so
-        /// that uniqueness, upserts, indexes and predicates all compare strings as Swift's `==` and `<`
-        /// do (canonical equivalence); `nil` (bytes) for the others.
-        let collation: String?
+        /// Whether the attribute holds Swift `String`s, which compare by canonical equivalence: the
+        /// store keys its uniqueness constraints, indexes and comparisons on the text's NFC form (see
+        /// `SwiftTextKey`), so they agree with Swift's `==` and `<`.
+        let comparesAsSwiftString: Bool
 
         let keyPath: AnyKeyPath
         let accessor: any AttributeAccessor
@@ -74,7 +74,7 @@ extension Schema {
             self.isOptional = false
             self.keyPath = \Attribute.name
             self.accessor = UnboundAttributeAccessor()
-            self.collation = nil
+            self.comparesAsSwiftString = false
         }
 
         init(name: String, declared: Attribute?, keyPath: AnyKeyPath, defaultValue: Any?, accessor: any AttributeAccessor) {
@@ -88,7 +88,7 @@ extension Schema {
             self.isOptional = accessor.isOptional
             self.keyPath = keyPath
             self.accessor = accessor
-            self.collation = TypeTraits.isString(accessor.valueType) ? "swift" : nil
+            self.comparesAsSwiftString = TypeTraits.isString(accessor.valueType)
         }
 
         public var description: String {

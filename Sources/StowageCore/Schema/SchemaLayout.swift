@@ -31,7 +31,8 @@ struct SchemaLayout: Codable, Hashable, Sendable {
         /// The column type: `INTEGER`, `REAL`, `TEXT` or `BLOB`.
         var type: String
         var isOptional: Bool
-        /// The collation text compares with (`swift` for `String` attributes), `nil` for SQLite's own.
+        /// How text compares: `swift` for `String` attributes (canonical equivalence, see
+        /// `Schema.Attribute.comparesAsSwiftString`), `nil` for byte order.
         var collation: String?
     }
 
@@ -140,11 +141,11 @@ extension SchemaLayout.Column {
         name = attribute.name
         type = attribute.storageType.rawValue
         isOptional = attribute.isOptional
-        collation = attribute.collation
+        collation = attribute.comparesAsSwiftString ? "swift" : nil
     }
 
     var summary: String {
-        type + (isOptional ? "" : " NOT NULL") + (collation.map { " COLLATE \($0)" } ?? "")
+        type + (isOptional ? "" : " NOT NULL") + (collation.map { " compared as \($0) text" } ?? "")
     }
 }
 

@@ -73,7 +73,7 @@ enum SQLiteSchema {
     static func keyList(_ names: [String], of entity: Schema.Entity) -> String {
         names.map { name in
             let column = SQLiteSQL.quote(name)
-            guard (entity.storedPropertiesByName[name] as? Schema.Attribute)?.collation == "swift" else { return column }
+            guard (entity.storedPropertiesByName[name] as? Schema.Attribute)?.comparesAsSwiftString == true else { return column }
             return "\(SwiftTextKey.function)(\(column))"
         }.joined(separator: ", ")
     }

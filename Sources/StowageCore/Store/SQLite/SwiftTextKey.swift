@@ -19,8 +19,12 @@ enum SwiftTextKey {
 
     /// The key of a Swift string: its NFC form.
     static func key(_ text: String) -> String {
-        if text.utf8.allSatisfy({ $0 < 0xCC }) { return text }
-        return text.precomposedStringWithCanonicalMapping
+        isItsOwnKey(text.utf8) ? text : text.precomposedStringWithCanonicalMapping
+    }
+
+    /// Whether UTF-8 text is already its key: every byte below `0xCC` (every scalar below U+0300).
+    static func isItsOwnKey(_ utf8: some Sequence<UInt8>) -> Bool {
+        utf8.allSatisfy { $0 < 0xCC }
     }
 
     /// `stowage_nfc(text)` for SQLite.
@@ -33,7 +37,7 @@ enum SwiftTextKey {
                     return sqlite3_result_value(context, value)
                 }
                 let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
-                if !bytes.contains(where: { $0 >= 0xCC }) { return sqlite3_result_value(context, value) }
+                if SwiftTextKey.isItsOwnKey(bytes) { return sqlite3_result_value(context, value) }
                 var key = SwiftTextKey.key(String(decoding: bytes, as: UTF8.self))
                 key.withUTF8 { utf8 in
                     // Not empty: the text has a byte at or above 0xCC, and so has its NFC form.
