@@ -84,6 +84,7 @@ func countSQL(_ predicate: Predicate<Item>) -> (sql: String, arguments: [Storage
     let translation = PredicateTranslator.translate(predicate.expression, variable: predicate.variable.key, entity: itemEntity)
     var query = StoreQuery(entity: itemEntity)
     query.filter = translation.filter
+    query.parameters = translation.parameters
     let fragment = SQLiteSQL.count(query)
     return (fragment.sql, fragment.arguments, translation.isComplete)
 }

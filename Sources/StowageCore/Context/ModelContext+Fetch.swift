@@ -310,6 +310,8 @@ struct FetchPlan<T: PersistentModel> {
             let translation = try PredicateTranslator.translate(
                 predicate, entity: entity, storeIdentifier: context.store.identifier, strict: strict)
             query.filter = translation.filter
+            query.parameters = translation.parameters
+            query.template = translation.template
             evaluateInSwift = !translation.isComplete
         }
         var sortInSwift = false

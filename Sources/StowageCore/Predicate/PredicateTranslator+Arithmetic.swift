@@ -14,7 +14,7 @@ extension TranslationState {
         let right = try translate(rhs)
         // Named only when translation fails (the name is built from the type's description).
         var name: String { Self.name(of: node) }
-        if op == .divide || op == .remainder, case .constant(let divisor) = right, Self.isZero(divisor) {
+        if op == .divide || op == .remainder, case .constant(let divisor) = right, Self.isZero(divisor.value) {
             throw UntranslatableNode(node: name, reason: "division by zero: Swift evaluates it (and traps or gives infinity)")
         }
         if case .constant = left, case .constant = right { return try fold(node) }

@@ -133,11 +133,15 @@ private enum StorageValueProbe {
 }
 
 extension PredicateExpressions.Value: SQLTranslatable {
-    func translate(_ state: inout TranslationState) throws -> TranslatedOperand { .constant(value) }
+    func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
+        let slot = state.trace.capturedCount
+        state.trace.capturedCount += 1
+        return .constant(KnownValue(captured: value, slot: slot, trace: state.trace))
+    }
 }
 
 extension PredicateExpressions.NilLiteral: SQLTranslatable {
-    func translate(_ state: inout TranslationState) throws -> TranslatedOperand { .constant(Output.none as Any) }
+    func translate(_ state: inout TranslationState) throws -> TranslatedOperand { .constant(KnownValue(Output.none as Any)) }
 }
 
 /// The kinds of comparison a predicate makes.
@@ -176,8 +180,8 @@ extension TranslationState {
         // NaN is stored as NULL by SQLite; it equals nothing and orders with nothing.
         if TypeTraits.isFloatingPoint(valueType) {
             for side in [left, right] {
-                if case .constant(let value) = side, TypeTraits.isNaN(value) {
-                    return .constant(kind == .notEqual)
+                if case .constant(let known) = side, known.isNaN {
+                    return .constant(KnownValue(kind == .notEqual))
                 }
             }
         }
@@ -241,7 +245,7 @@ extension PredicateExpressions.Conjunction: SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
         let left = try state.translate(lhs)
         // `false && x` is false without evaluating x, as in Swift.
-        if case .constant(let value) = left, let bool = value as? Bool, !bool { return .constant(false) }
+        if case .constant(let known) = left, let bool = known.value as? Bool, !bool { return .constant(KnownValue(false)) }
         let l = try state.condition(of: left, node: lhs)
         let r = try state.condition(rhs)
         return .expression(.condition(PredicateTranslator.orderedAnd(l, r)))
@@ -252,7 +256,7 @@ extension PredicateExpressions.Disjunction: SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
         let left = try state.translate(lhs)
         // `true || x` is true without evaluating x, as in Swift.
-        if case .constant(let value) = left, let bool = value as? Bool, bool { return .constant(true) }
+        if case .constant(let known) = left, let bool = known.value as? Bool, bool { return .constant(KnownValue(true)) }
         let l = try state.condition(of: left, node: lhs)
         let r = try state.condition(rhs)
         return .expression(.condition(PredicateTranslator.orderedOr(l, r)))
@@ -261,11 +265,9 @@ extension PredicateExpressions.Disjunction: SQLTranslatable {
 
 extension PredicateExpressions.Negation: SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
-        switch try state.translate(wrapped) {
-        case .constant(let value as Bool): return .constant(!value)
-        case let operand:
-            return .expression(.condition(.negation(try state.condition(of: operand, node: wrapped))))
-        }
+        let operand = try state.translate(wrapped)
+        if case .constant(let known) = operand, let value = known.value as? Bool { return .constant(KnownValue(!value)) }
+        return .expression(.condition(.negation(try state.condition(of: operand, node: wrapped))))
     }
 }
 
@@ -274,7 +276,9 @@ extension PredicateExpressions.Conditional: SQLTranslatable {
         let condition = try state.translate(test)
         // A test known in advance chooses its branch, and only that branch is translated (as in Swift,
         // the other one is never evaluated).
-        if case .constant(let value as Bool) = condition { return try state.translate(value ? trueBranch : falseBranch) }
+        if case .constant(let known) = condition, let value = known.value as? Bool {
+            return try state.translate(value ? trueBranch : falseBranch)
+        }
         let testSQL = try state.condition(of: condition, node: test)
         let yes = try state.translate(trueBranch)
         let no = try state.translate(falseBranch)

@@ -36,9 +36,9 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatable {
 extension PredicateExpressions.NilCoalesce: SQLTranslatable {
     func translate(_ state: inout TranslationState) throws -> TranslatedOperand {
         let left = try state.translate(lhs)
-        if case .constant(let value) = left {
+        if case .constant(let known) = left {
             // A constant optional chooses its side in advance; the other side is never evaluated.
-            if let optional = value as? any OptionalProtocol, !Self.isNil(optional) { return try state.fold(self) }
+            if let optional = known.value as? any OptionalProtocol, !Self.isNil(optional) { return try state.fold(self) }
             return try state.translate(rhs)
         }
         guard case .expression(let l) = left else {

@@ -22,8 +22,8 @@ extension TranslationState {
 
     /// The elements of a captured collection, or `nil` when the collection is computed per row.
     func elements<S: Sequence>(of operand: TranslatedOperand, as type: S.Type, node: Any) throws -> [S.Element]? {
-        guard case .constant(let value) = operand else { return nil }
-        guard let sequence = value as? S else { return nil }
+        guard case .constant(let known) = operand else { return nil }
+        guard let sequence = known.value as? S else { return nil }
         var elements: [S.Element] = []
         for element in sequence {
             elements.append(element)
@@ -95,11 +95,11 @@ extension PredicateExpressions.SequenceContainsWhere: SQLTranslatable {
         // `contains(where:)` is the first element that passes, in order: an ordered OR.
         var result: QueryExpression = .false
         for value in values {
-            let condition = try state.with(variable, boundTo: .constant(value)) { try $0.condition(test) }
+            let condition = try state.with(variable, boundTo: .constant(KnownValue(value))) { try $0.condition(test) }
             result = PredicateTranslator.orderedOr(result, condition)
             if result == .true { break }
         }
-        if result == .true || result == .false { return .constant(result == .true) }
+        if result == .true || result == .false { return .constant(KnownValue(result == .true)) }
         return .expression(.condition(result))
     }
 }
@@ -118,11 +118,11 @@ extension PredicateExpressions.SequenceAllSatisfy: SQLTranslatable {
         }
         var result: QueryExpression = .true
         for value in values {
-            let condition = try state.with(variable, boundTo: .constant(value)) { try $0.condition(test) }
+            let condition = try state.with(variable, boundTo: .constant(KnownValue(value))) { try $0.condition(test) }
             result = PredicateTranslator.orderedAnd(result, condition)
             if result == .false { break }
         }
-        if result == .true || result == .false { return .constant(result == .true) }
+        if result == .true || result == .false { return .constant(KnownValue(result == .true)) }
         return .expression(.condition(result))
     }
 }
@@ -169,7 +169,7 @@ extension PredicateExpressions.RangeExpressionContains: SQLTranslatable {
         let range = try state.translate(self.range)
         let member = try state.translate(element)
         if case .constant = range, case .constant = member { return try state.fold(self) }
-        guard case .constant(let value) = range, let bounds = value as? any RangeBounds else {
+        guard case .constant(let known) = range, let bounds = known.value as? any RangeBounds else {
             throw UntranslatableNode(node: "RangeExpressionContains", reason: "only ranges known before the query are translated")
         }
         var conditions: [TranslatedOperand] = []
@@ -196,7 +196,7 @@ extension TranslationState {
 /// A range bound as a predicate operand (a constant).
 private struct BoundValue: SQLTranslatable {
     let value: Any
-    func translate(_ state: inout TranslationState) throws -> TranslatedOperand { .constant(value) }
+    func translate(_ state: inout TranslationState) throws -> TranslatedOperand { .constant(KnownValue(value)) }
 }
 
 extension PredicateExpressions.ClosedRange: SQLTranslatable {

@@ -6,6 +6,10 @@ struct PredicateTranslation {
     /// The condition SQL applies, or `nil` when no part of the predicate could be translated (or the
     /// predicate is always true).
     var filter: QueryExpression?
+    /// The values of `filter`'s ``QueryExpression/parameter(_:)`` expressions.
+    var parameters: [StorageValue] = []
+    /// The cached translation this one comes from or was stored as (see ``PredicateTemplate``).
+    var template: PredicateTemplate?
     /// Whether `filter` is the whole predicate. When `false`, `filter` keeps a superset of the matching
     /// rows (the translatable conjuncts) and the whole predicate is evaluated in Swift on those rows.
     var isComplete: Bool
@@ -27,10 +31,66 @@ enum TranslatedOperand {
     case expression(SQLOperand)
     /// A value known before the query runs (a captured value or a subtree that does not depend on the
     /// row), bound as a parameter in the stored form of what it meets.
-    case constant(Any)
+    case constant(KnownValue)
     /// A model (or, through a to-many relationship, a collection of models) a predicate reaches: only
     /// its key paths and collection tests can be used.
     case model(ModelReference)
+}
+
+/// A value the translator knows before the query runs: a value the predicate captured (a
+/// `PredicateExpressions.Value`, numbered by ``slot``) or one it computed (a folded subtree, a literal).
+///
+/// A translation that only binds its captured values as parameters is the same for every value, and
+/// is cached (``PredicateTemplate``). Reading ``value`` for anything else (folding, choosing a branch,
+/// expanding a collection…) tells the translation's ``TranslationTrace`` that it depends on the values.
+struct KnownValue {
+    private let storedValue: Any
+    /// The position of the captured value among the predicate's, in the order the translator meets
+    /// them (``PredicateShape`` lists them in the same order); `nil` for a computed value.
+    let slot: Int?
+    private let trace: TranslationTrace?
+
+    init(_ value: Any) {
+        storedValue = value
+        slot = nil
+        trace = nil
+    }
+
+    init(captured value: Any, slot: Int, trace: TranslationTrace) {
+        storedValue = value
+        self.slot = slot
+        self.trace = trace
+    }
+
+    /// The value. Reading it makes the translation depend on it when it was captured.
+    var value: Any {
+        if slot != nil { trace?.dependsOnValues = true }
+        return storedValue
+    }
+
+    /// Whether the value is a floating-point NaN. Only a NaN makes the translation depend on the value:
+    /// a cached translation is only reused for values that are not NaN (see ``PredicateTemplate``).
+    var isNaN: Bool {
+        let nan = TypeTraits.isNaN(storedValue)
+        if nan, slot != nil { trace?.dependsOnValues = true }
+        return nan
+    }
+
+    /// The value, for binding it as the query parameter `parameterForm` describes: no dependency.
+    fileprivate var valueForParameter: Any { storedValue }
+}
+
+/// What one translation did with the predicate's captured values: how many it met, which it bound as
+/// parameters (and encoded how), and whether anything else read them.
+final class TranslationTrace {
+    /// The captured values met so far (the next one's slot).
+    var capturedCount = 0
+    /// Whether the translation read a captured value for something other than binding it.
+    var dependsOnValues = false
+    /// How each parameter is made from a captured value, by parameter index.
+    var parameterRecipes: [PredicateTemplate.Parameter] = []
+    /// The parameters' values, by parameter index.
+    var parameters: [StorageValue] = []
 }
 
 /// A model a predicate reaches: the fetched row or a row of a nested closure (`contains(where:)`),
@@ -86,6 +146,8 @@ struct TranslationState {
     /// The identifier of the store the query runs on: an identifier issued by another store matches no
     /// row (`nil`: identifiers are compared by primary key alone).
     let storeIdentifier: String?
+    /// What the translation does with the predicate's captured values.
+    let trace = TranslationTrace()
 
     init(entity: Schema.Entity, storeIdentifier: String? = nil) {
         self.entity = entity
@@ -111,8 +173,8 @@ struct TranslationState {
     func condition(of operand: TranslatedOperand, node: Any) throws -> QueryExpression {
         switch operand {
         case .expression(let sql): return sql.sql
-        case .constant(let value):
-            guard let bool = value as? Bool else {
+        case .constant(let known):
+            guard let bool = known.value as? Bool else {
                 throw UntranslatableNode(node: Self.name(of: node), reason: "not a boolean")
             }
             return bool ? .true : .false
@@ -153,7 +215,7 @@ struct TranslationState {
             constantBindings = savedBindings
         }
         variables[variable.key] = operand
-        if case .constant(let value) = operand, let typed = value as? V {
+        if case .constant(let known) = operand, let typed = known.value as? V {
             constantBindings[variable] = typed
         }
         return try body(&self)
@@ -161,8 +223,10 @@ struct TranslationState {
 
     /// Evaluates a node whose children are all constants, in Swift, once.
     func fold<E: PredicateExpression>(_ expression: E) throws -> TranslatedOperand {
+        // The result depends on the captured values the subtree holds.
+        trace.dependsOnValues = true
         do {
-            return .constant(try expression.evaluate(constantBindings))
+            return .constant(KnownValue(try expression.evaluate(constantBindings)))
         } catch {
             throw UntranslatableNode(node: Self.name(of: expression), reason: "evaluating it in Swift fails: \(error)")
         }
@@ -173,9 +237,19 @@ struct TranslationState {
     func sql(_ operand: TranslatedOperand, like other: SQLOperand?, node: Any) throws -> SQLOperand {
         switch operand {
         case .expression(let expression): return expression
-        case .constant(let value):
+        case .constant(let known):
+            let value = known.valueForParameter
             let stored = try Self.encode(value, like: other?.attribute, storeIdentifier: storeIdentifier)
             let type = other?.valueType ?? Swift.type(of: value)
+            // A captured value is bound as a parameter, so that the translation serves other values;
+            // unless it is NULL or NaN, which change the SQL (`IS NULL`, a constant result).
+            if let slot = known.slot, PredicateTemplate.isParameterValue(stored) {
+                let index = trace.parameters.count
+                trace.parameters.append(stored)
+                trace.parameterRecipes.append(PredicateTemplate.Parameter(slot: slot, attribute: other?.attribute))
+                return SQLOperand(.parameter(index), attribute: other?.attribute, valueType: type, isNullable: false)
+            }
+            _ = known.value
             return SQLOperand(.value(stored), attribute: other?.attribute, valueType: type, isNullable: stored == .null)
         case .model:
             throw UntranslatableNode(
@@ -261,7 +335,7 @@ enum PredicateTranslator {
     static func translate<T: PersistentModel>(
         _ predicate: Predicate<T>, entity: Schema.Entity, storeIdentifier: String? = nil, strict: Bool
     ) throws -> PredicateTranslation {
-        let translation = translate(predicate.expression, variable: predicate.variable.key, entity: entity, storeIdentifier: storeIdentifier)
+        let translation = cachedTranslation(predicate.expression, variable: predicate.variable.key, entity: entity, storeIdentifier: storeIdentifier)
         if let first = translation.untranslated.first {
             let message = "The predicate node \(first.node) cannot run in SQL (\(first.reason))"
             if strict {
@@ -272,10 +346,45 @@ enum PredicateTranslator {
         return translation
     }
 
+    /// Translates a predicate's expression whose variable is `variable`, reusing the translation of an
+    /// earlier predicate of the same shape (see ``PredicateShape``) when there is one, and keeping this
+    /// one for the next when it does not depend on the captured values.
+    static func cachedTranslation(
+        _ expression: Any, variable: PredicateExpressions.VariableID, entity: Schema.Entity, storeIdentifier: String?
+    ) -> PredicateTranslation {
+        guard let shape = PredicateShape(expression, variable: variable) else {
+            return translate(expression, variable: variable, entity: entity, storeIdentifier: storeIdentifier)
+        }
+        if let template = entity.predicateTemplates[shape.key] {
+            guard let parameters = template.parameterValues(for: shape.capturedValues, storeIdentifier: storeIdentifier) else {
+                // A NULL or NaN where the template has a parameter: translated for these values.
+                return translate(expression, variable: variable, entity: entity, storeIdentifier: storeIdentifier)
+            }
+            let translation = PredicateTranslation(filter: template.filter, parameters: parameters, template: template, isComplete: true)
+            assert(
+                translation.filter == translate(expression, variable: variable, entity: entity, storeIdentifier: storeIdentifier).filter
+                    && translation.parameters == translate(expression, variable: variable, entity: entity, storeIdentifier: storeIdentifier).parameters,
+                "Stowage internal error: a cached predicate translation differs from the predicate's own")
+            return translation
+        }
+        var (translation, trace) = traced(expression, variable: variable, entity: entity, storeIdentifier: storeIdentifier)
+        guard translation.isComplete, !trace.dependsOnValues, trace.capturedCount == shape.capturedValues.count else { return translation }
+        let template = PredicateTemplate(filter: translation.filter, parameters: trace.parameterRecipes)
+        entity.predicateTemplates.store(template, for: shape.key)
+        translation.template = template
+        return translation
+    }
+
     /// Translates a predicate's expression whose variable is `variable`, without logging.
     static func translate(
         _ expression: Any, variable: PredicateExpressions.VariableID, entity: Schema.Entity, storeIdentifier: String? = nil
     ) -> PredicateTranslation {
+        traced(expression, variable: variable, entity: entity, storeIdentifier: storeIdentifier).translation
+    }
+
+    private static func traced(
+        _ expression: Any, variable: PredicateExpressions.VariableID, entity: Schema.Entity, storeIdentifier: String?
+    ) -> (translation: PredicateTranslation, trace: TranslationTrace) {
         var state = TranslationState(entity: entity, storeIdentifier: storeIdentifier)
         state.bindModel(variable)
         var untranslated: [UntranslatableNode] = []
@@ -296,7 +405,10 @@ enum PredicateTranslator {
             }
         }
         let filter = conjuncts.isEmpty ? nil : conjuncts.dropFirst().reduce(conjuncts[0]) { orderedAnd($0, $1) }
-        return PredicateTranslation(filter: filter == .true ? nil : filter, isComplete: untranslated.isEmpty, untranslated: untranslated)
+        let translation = PredicateTranslation(
+            filter: filter == .true ? nil : filter, parameters: state.trace.parameters, isComplete: untranslated.isEmpty,
+            untranslated: untranslated)
+        return (translation, state.trace)
     }
 
     /// `lhs AND rhs`, keeping Swift's short-circuit order when `rhs` can fail.

@@ -13,6 +13,9 @@ indirect enum QueryExpression: Equatable {
     case primaryKey
     /// A constant.
     case value(StorageValue)
+    /// The value at this index of the query's ``StoreQuery/parameters``: a value a predicate captured,
+    /// kept out of the expression so that one translation (and one SQL text) serves every value.
+    case parameter(Int)
     /// `lhs op rhs`; text compares with `collation` (`nil` for values that are not strings).
     /// ``QueryCollation/binary`` is Swift's own `String` comparison (`==`, `<`).
     case comparison(ComparisonOperator, QueryExpression, QueryExpression, collation: QueryCollation?)
@@ -98,7 +101,7 @@ indirect enum QueryExpression: Equatable {
     var canFail: Bool {
         switch self {
         case .unwrap: true
-        case .attribute, .primaryKey, .value, .relatedAttribute, .relatedKey: false
+        case .attribute, .primaryKey, .value, .parameter, .relatedAttribute, .relatedKey: false
         case .toMany(_, _, let condition, _): condition?.canFail ?? false
         case .comparison(_, let l, let r, _), .arithmetic(_, let l, let r): l.canFail || r.canFail
         case .and(let operands), .or(let operands), .coalesce(let operands), .string(_, let operands):

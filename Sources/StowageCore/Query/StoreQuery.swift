@@ -4,8 +4,13 @@ import Foundation
 /// whatever its language is). Built from a ``FetchDescriptor`` by the predicate and sort translators.
 struct StoreQuery {
     let entity: Schema.Entity
-    /// The rows to keep, or `nil` for all rows.
-    var filter: QueryExpression?
+    /// The rows to keep, or `nil` for all rows. Changing it forgets ``template``.
+    var filter: QueryExpression? { didSet { template = nil } }
+    /// The values of the filter's ``QueryExpression/parameter(_:)`` expressions.
+    var parameters: [StorageValue] = []
+    /// The cached translation ``filter`` comes from, when it does: queries with the same template,
+    /// sort, columns and presence of limit and offset have the same SQL text (see `SQLiteStore`).
+    var template: PredicateTemplate?
     /// The order of the rows; the primary key always breaks ties, so results are deterministic.
     var sort: [QuerySortTerm] = []
     var limit: Int?
@@ -32,7 +37,7 @@ struct StoreQuery {
 }
 
 /// One ORDER BY term.
-struct QuerySortTerm {
+struct QuerySortTerm: Equatable {
     var expression: QueryExpression
     var ascending: Bool
     /// How text compares; `nil` for non-text values.

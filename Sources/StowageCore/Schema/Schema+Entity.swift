@@ -41,6 +41,8 @@ extension Schema {
         var foreignKeyRelationships: [Relationship] = []
         /// Properties by the key path of their public property or of their storage.
         private let propertyIndexByKeyPath: [AnyKeyPath: Int]
+        /// The translations of this entity's predicates, by shape.
+        let predicateTemplates = PredicateTemplateCache()
 
         init(modelType: any PersistentModel.Type) {
             let metadata = modelType.schemaMetadata()

@@ -5,6 +5,20 @@ import Foundation
 struct SQLFragment: Equatable, CustomStringConvertible {
     var sql = ""
     var arguments: [StorageValue] = []
+    /// The values of the ``QueryExpression/parameter(_:)`` expressions rendered into this fragment
+    /// (a query's ``StoreQuery/parameters``).
+    var parameters: [StorageValue] = []
+    /// Which arguments are parameters, so that the text can be reused with other parameter values
+    /// (``rebinding(_:)``).
+    private(set) var parameterArguments: [ParameterArgument] = []
+
+    /// An argument bound from a parameter: `arguments[argument]` is `parameters[parameter]`, or its
+    /// text key (``SwiftTextKey``) when `isTextKey`.
+    struct ParameterArgument: Equatable {
+        let argument: Int
+        let parameter: Int
+        let isTextKey: Bool
+    }
 
     init(_ sql: String = "") { self.sql = sql }
 
@@ -15,6 +29,27 @@ struct SQLFragment: Equatable, CustomStringConvertible {
     mutating func bind(_ value: StorageValue) {
         sql += "?"
         arguments.append(value)
+    }
+
+    /// Binds parameter `index`, or its text key (see ``SwiftTextKey``).
+    mutating func bind(parameter index: Int, asTextKey: Bool) {
+        parameterArguments.append(ParameterArgument(argument: arguments.count, parameter: index, isTextKey: asTextKey))
+        bind(Self.argument(parameters[index], asTextKey: asTextKey))
+    }
+
+    private static func argument(_ value: StorageValue, asTextKey: Bool) -> StorageValue {
+        guard asTextKey, case .text(let text) = value else { return value }
+        return .text(SwiftTextKey.key(text))
+    }
+
+    /// The same SQL with other values for its parameters.
+    func rebinding(_ parameters: [StorageValue]) -> SQLFragment {
+        var fragment = self
+        fragment.parameters = parameters
+        for binding in parameterArguments {
+            fragment.arguments[binding.argument] = Self.argument(parameters[binding.parameter], asTextKey: binding.isTextKey)
+        }
+        return fragment
     }
 
     mutating func append(_ other: SQLFragment) {
@@ -117,7 +152,18 @@ enum SQLiteSQL {
         return fragment
     }
 
+    /// The values a query's SQL binds from its parameters: the filter's ``StoreQuery/parameters``, then
+    /// the limit and the offset when the query has them.
+    static func parameterValues(of query: StoreQuery) -> [StorageValue] {
+        guard query.limit != nil || query.offset != nil else { return query.parameters }
+        var values = query.parameters
+        values.append(.integer(Int64(query.limit ?? -1)))
+        if let offset = query.offset, offset > 0 { values.append(.integer(Int64(offset))) }
+        return values
+    }
+
     private static func appendBody(of query: StoreQuery, to fragment: inout SQLFragment, ordered: Bool) {
+        fragment.parameters = parameterValues(of: query)
         fragment.append(" FROM ")
         fragment.append(identifier: query.entity.name)
         var conditions: [QueryExpression] = []
@@ -141,11 +187,12 @@ enum SQLiteSQL {
             fragment.append(identifier: primaryKeyColumn)
         }
         if query.limit != nil || query.offset != nil {
+            // Parameters (see `parameterValues(of:)`), so that the text serves other limits.
             fragment.append(" LIMIT ")
-            fragment.bind(.integer(Int64(query.limit ?? -1)))
+            fragment.bind(parameter: query.parameters.count, asTextKey: false)
             if let offset = query.offset, offset > 0 {
                 fragment.append(" OFFSET ")
-                fragment.bind(.integer(Int64(offset)))
+                fragment.bind(parameter: query.parameters.count + 1, asTextKey: false)
             }
         }
     }
@@ -204,6 +251,8 @@ enum SQLiteSQL {
             renderToMany(owner: owner, relationship, condition: condition, test: test, from: scope, into: &fragment)
         case .value(let value):
             fragment.bind(value)
+        case .parameter(let index):
+            fragment.bind(parameter: index, asTextKey: false)
         case .comparison(let op, let lhs, let rhs, let collation):
             fragment.append("(")
             renderCompared(lhs, collation: collation, into: &fragment, scope: scope)
@@ -285,6 +334,8 @@ enum SQLiteSQL {
             fragment.bind(.text(SwiftTextKey.key(text)))
         case .value:
             render(operand, into: &fragment, scope: scope)
+        case .parameter(let index):
+            fragment.bind(parameter: index, asTextKey: true)
         default:
             fragment.append(SwiftTextKey.function + "(")
             render(operand, into: &fragment, scope: scope)

@@ -23,6 +23,42 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         let columns: String
         let primaryKeyLookupPrefix: String
     }
+    /// The SELECTs of full-row queries whose filter comes from a cached predicate translation (or
+    /// that have none), by what their text depends on; rebound with each query's parameters.
+    private let selectCache = Locked<[SelectShape: SQLFragment]>([:])
+    private static let selectCacheCapacity = 512
+
+    /// What the SELECT text of a full-row query without a primary-key list depends on.
+    private struct SelectShape: Hashable {
+        let entity: ObjectIdentifier
+        /// Compared by identity: the cache keeps the template alive, so its identity is not reused.
+        let template: PredicateTemplate?
+        let sort: [QuerySortTerm]
+        let hasLimit: Bool
+        let hasOffset: Bool
+
+        init?(_ query: StoreQuery) {
+            guard query.readsFullRow, query.primaryKeys == nil, query.filter == nil || query.template != nil else { return nil }
+            entity = ObjectIdentifier(query.entity)
+            template = query.template
+            sort = query.sort
+            hasLimit = query.limit != nil || query.offset != nil
+            hasOffset = (query.offset ?? 0) > 0
+        }
+
+        static func == (lhs: SelectShape, rhs: SelectShape) -> Bool {
+            lhs.entity == rhs.entity && lhs.template === rhs.template && lhs.hasLimit == rhs.hasLimit
+                && lhs.hasOffset == rhs.hasOffset && lhs.sort == rhs.sort
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(entity)
+            hasher.combine(template.map(ObjectIdentifier.init))
+            hasher.combine(sort.count)
+            hasher.combine(hasLimit)
+            hasher.combine(hasOffset)
+        }
+    }
 
     /// Opens (creating if needed) the store for `schema`.
     ///
@@ -198,7 +234,18 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         if SQLiteSQL.isPrimaryKeyLookup(query), let keys = query.primaryKeys {
             return SQLiteSQL.selectByPrimaryKeys(prefix: cached.primaryKeyLookupPrefix, keys)
         }
-        return SQLiteSQL.select(query, columns: cached.columns)
+        guard let shape = SelectShape(query) else { return SQLiteSQL.select(query, columns: cached.columns) }
+        if let select = selectCache.withLock({ $0[shape] }) {
+            let rebound = select.rebinding(SQLiteSQL.parameterValues(of: query))
+            assert(rebound == SQLiteSQL.select(query, columns: cached.columns), "Stowage internal error: a cached SELECT differs from the query's own")
+            return rebound
+        }
+        let select = SQLiteSQL.select(query, columns: cached.columns)
+        selectCache.withLock {
+            if $0.count >= Self.selectCacheCapacity { $0.removeAll(keepingCapacity: true) }
+            $0[shape] = select
+        }
+        return select
     }
 
     func count(_ query: StoreQuery) throws -> Int {
