@@ -14,7 +14,9 @@ extension ModelContext {
         let plan = try FetchPlan(descriptor, context: self)
         let results = [T](castingElementsOf: try fetchObjects(plan.query))
         let finished = try plan.finish(results, context: self)
-        if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
+        // `count`, not `isEmpty`: in this unspecialised code `isEmpty` is a generic call that looks up
+        // the array's type metadata (several hundred instructions each time).
+        if descriptor.relationshipKeyPathsForPrefetching.count > 0 {
             try prefetch(descriptor.relationshipKeyPathsForPrefetching, for: finished, entity: plan.entity)
         }
         return finished
@@ -292,7 +294,8 @@ struct FetchPlan<T: PersistentModel> {
     let descriptor: FetchDescriptor<T>
     let evaluatesPredicateInSwift: Bool
     let sortsInSwift: Bool
-    let pendingModels: [T]
+    /// Inserted and changed models of the type (`T`s), matched in Swift.
+    let pendingModels: [any PersistentModel]
     let excludedKeys: Set<Int64>
 
     var runsEntirelyInSQL: Bool {
@@ -315,19 +318,19 @@ struct FetchPlan<T: PersistentModel> {
             evaluateInSwift = !translation.isComplete
         }
         var sortInSwift = false
-        if !descriptor.sortBy.isEmpty {
+        if descriptor.sortBy.count > 0 {
             if let terms = try SortTranslator.translate(descriptor.sortBy, entity: entity, strict: strict) {
                 query.sort = terms
             } else {
                 sortInSwift = true
             }
         }
-        var pending: [T] = []
+        var pending: [any PersistentModel] = []
         var excluded: Set<Int64> = []
-        if descriptor.includePendingChanges {
-            for model in context.inserted.models { if let model = model as? T { pending.append(model) } }
+        if descriptor.includePendingChanges && context.hasChanges {
+            for model in context.inserted.models where model is T { pending.append(model) }
             for model in context.changed.models {
-                guard let model = model as? T, case .row(let pk)? = model.persistentBackingData.key else { continue }
+                guard model is T, case .row(let pk)? = model.persistentBackingData.key else { continue }
                 pending.append(model)
                 excluded.insert(pk)
             }
@@ -341,7 +344,7 @@ struct FetchPlan<T: PersistentModel> {
         self.pendingModels = pending
         self.excludedKeys = excluded
         // Only when SQL does everything: Swift sorting or matching would read the properties left out.
-        if !descriptor.propertiesToFetch.isEmpty && pending.isEmpty && excluded.isEmpty && !evaluateInSwift && !sortInSwift {
+        if descriptor.propertiesToFetch.count > 0 && pending.isEmpty && excluded.isEmpty && !evaluateInSwift && !sortInSwift {
             let wanted = Set(descriptor.propertiesToFetch.compactMap { entity.propertyIndex(for: $0) })
             query.attributes = entity.columnAttributes.filter { wanted.contains($0.index) }
         }
@@ -361,9 +364,9 @@ struct FetchPlan<T: PersistentModel> {
         }
         if let predicate = descriptor.predicate {
             if evaluatesPredicateInSwift { results = try results.filter { try predicate.evaluate($0) } }
-            results += try pendingModels.filter { try predicate.evaluate($0) }
+            results += try pendingModels.map { $0 as! T }.filter { try predicate.evaluate($0) }
         } else {
-            results += pendingModels
+            results += pendingModels.map { $0 as! T }
         }
         if sortsInSwift {
             results = try SwiftOrdering.sort(results, by: descriptor.sortBy, entity: entity)

@@ -37,7 +37,11 @@ public final class ModelContext {
     /// Strict predicate mode: when `true`, a fetch whose predicate or sort cannot run entirely in SQL
     /// throws ``StowageError/Code/unsupportedPredicate`` instead of evaluating the remainder in Swift.
     /// Defaults to `true` when the environment variable `STOWAGE_STRICT_PREDICATES` is `1`.
-    public var requiresSQLTranslation = ProcessInfo.processInfo.environment["STOWAGE_STRICT_PREDICATES"] == "1"
+    public var requiresSQLTranslation = ModelContext.strictPredicatesByDefault
+
+    /// `STOWAGE_STRICT_PREDICATES=1`, read once: reading the environment costs ~340k instructions, which
+    /// every context made for a request or a task would pay.
+    private static let strictPredicatesByDefault = ProcessInfo.processInfo.environment["STOWAGE_STRICT_PREDICATES"] == "1"
 
     let schema: Schema
     let store: any ModelStore

@@ -16,6 +16,14 @@ struct PredicateShape {
     struct Key: Hashable {
         let expressionType: ObjectIdentifier
         let tokens: [Token]
+
+        /// The expression type and the number of tokens: hashing key paths walks their components,
+        /// which would cost more than the lookup saves. Keys that differ only by their tokens are few
+        /// (the same node types over other properties) and are told apart by `==`.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(expressionType)
+            hasher.combine(tokens.count)
+        }
     }
 
     /// What a node holds besides its children and its type: key paths, operators, variables.
