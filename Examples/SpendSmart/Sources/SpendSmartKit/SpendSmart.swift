@@ -86,9 +86,11 @@ public enum SpendSmart {
     /// Only `Budget` is named: the container finds `Transaction` through `Budget.transactions`, as
     /// SwiftData does.
     ///
-    /// - Throws: ``SpendSmartError`` `.outdatedStore` for a store whose tables differ from the models
-    ///   (a store of SpendSmart before transactions, since Stowage has no migrations yet), `.store` when
-    ///   the file cannot be opened.
+    /// A store of SpendSmart before budgets had transactions is migrated as it opens (a model and a
+    /// relationship added: a lightweight migration), keeping its budgets.
+    ///
+    /// - Throws: ``SpendSmartError`` `.outdatedStore` for a store whose tables differ from the models in
+    ///   a way Stowage does not migrate by itself, `.store` when the file cannot be opened.
     static func openContainer(at url: URL) throws -> ModelContainer {
         do {
             return try ModelContainer(for: Budget.self, configurations: ModelConfiguration(url: url))
@@ -99,22 +101,11 @@ public enum SpendSmart {
         }
     }
 
-    /// The error for a store whose tables differ from the models. It tells the user to delete the
-    /// file when it is a store of SpendSmart before transactions; SpendSmart never deletes it itself.
+    /// The error for a store whose tables differ from the models in a way Stowage does not migrate by
+    /// itself (a store of SpendSmart before transactions is migrated when it is opened).
     private static func outdatedStore(at url: URL, _ error: StowageError) -> SpendSmartError {
-        let path = url.path
-        if isVersion1Store(at: url) {
-            return SpendSmartError(
-                .outdatedStore,
-                "the store at \(path) was made by an earlier SpendSmart, before budgets had transactions, and Stowage cannot migrate stores yet. Delete it to start again with an empty store (its budgets will be lost): rm \"\(path)\"; or keep it and use another file with --store PATH.")
-        }
-        return SpendSmartError(
+        SpendSmartError(
             .outdatedStore,
-            "the store at \(path) does not hold SpendSmart's budgets as this version stores them: \(error.message) If it is an old spendsmart.store, delete it to start again; otherwise use another file with --store PATH.")
-    }
-
-    /// Whether the store at `url` opens with SpendSmart's models before transactions. Opens it read-only.
-    private static func isVersion1Store(at url: URL) -> Bool {
-        (try? ModelContainer(for: SpendSmartV1.Budget.self, configurations: ModelConfiguration(url: url, allowsSave: false))) != nil
+            "the store at \(url.path) does not hold SpendSmart's budgets as this version stores them: \(error.message) If it is an old spendsmart.store, delete it to start again; otherwise use another file with --store PATH.")
     }
 }

@@ -15,55 +15,80 @@ enum SQLiteSchema {
 
     /// The statements that create the schema, in order.
     static func createStatements(_ schema: Schema) -> [String] {
-        var statements: [String] = []
-        let pk = SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)
-        for entity in schema.entities {
-            var definitions = ["\(pk) INTEGER PRIMARY KEY AUTOINCREMENT"]
-            for attribute in entity.columnAttributes {
-                var column = "\(SQLiteSQL.quote(attribute.name)) \(attribute.storageType.rawValue)"
-                if !attribute.isOptional { column += " NOT NULL" }
-                definitions.append(column)
-            }
-            for relationship in entity.foreignKeyRelationships {
-                definitions += foreignKeyColumns(relationship)
-            }
-            statements.append("CREATE TABLE \(SQLiteSQL.quote(entity.name)) (\(definitions.joined(separator: ", ")))")
-            for group in entity.uniquenessConstraints {
-                let name = SQLiteSQL.quote("\(entity.name)_\(group.joined(separator: "_"))_unique")
-                statements.append("CREATE UNIQUE INDEX \(name) ON \(SQLiteSQL.quote(entity.name)) (\(keyList(group, of: entity)))")
-            }
-            for attribute in entity.externalAttributes {
-                let table = SQLiteSQL.quote(externalTableName(entity, attribute))
-                statements.append(
-                    "CREATE TABLE \(table) (\(pk) INTEGER PRIMARY KEY REFERENCES \(SQLiteSQL.quote(entity.name))(\(pk)) ON DELETE CASCADE, \"value\" \(attribute.storageType.rawValue))")
-            }
-            for relationship in entity.foreignKeyRelationships {
-                guard case .foreignKey(let column, _) = relationship.storage else { continue }
-                statements.append(
-                    "CREATE INDEX \(SQLiteSQL.quote("\(entity.name)_\(column)_index")) ON \(SQLiteSQL.quote(entity.name)) (\(SQLiteSQL.quote(column)))")
-            }
-            for group in entity.indices {
-                let name = SQLiteSQL.quote("\(entity.name)_\(group.joined(separator: "_"))_index")
-                statements.append("CREATE INDEX \(name) ON \(SQLiteSQL.quote(entity.name)) (\(keyList(group, of: entity)))")
-            }
+        schema.entities.flatMap(createStatements(for:))
+            + joinTableStatements(schema).sorted { $0.key < $1.key }.flatMap(\.value)
+    }
+
+    /// The statements that create one entity's table, side tables and indexes (not its join tables).
+    static func createStatements(for entity: Schema.Entity) -> [String] {
+        let statements = tableStatements(for: entity)
+        return [createTable(for: entity, named: entity.name)]
+            + entity.externalAttributes.compactMap { statements.externalTables[$0.name] }
+            + statements.indexes
+    }
+
+    /// `CREATE TABLE` for an entity's table, under `name` (a migration builds it under another name).
+    static func createTable(for entity: Schema.Entity, named name: String) -> String {
+        var definitions = ["\(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) INTEGER PRIMARY KEY AUTOINCREMENT"]
+        for attribute in entity.columnAttributes {
+            var column = "\(SQLiteSQL.quote(attribute.name)) \(attribute.storageType.rawValue)"
+            if !attribute.isOptional { column += " NOT NULL" }
+            definitions.append(column)
         }
-        var joinTables: Set<String> = []
+        for relationship in entity.foreignKeyRelationships {
+            definitions += foreignKeyColumns(relationship)
+        }
+        return "CREATE TABLE \(SQLiteSQL.quote(name)) (\(definitions.joined(separator: ", ")))"
+    }
+
+    /// An entity's indexes (uniqueness constraints, foreign keys, `#Index`) and side tables (by
+    /// attribute name), which refer to its table by its name.
+    static func tableStatements(for entity: Schema.Entity) -> (indexes: [String], externalTables: [String: String]) {
+        let q = SQLiteSQL.quote
+        let pk = q(SQLiteSQL.primaryKeyColumn)
+        var indexes: [String] = []
+        var externalTables: [String: String] = [:]
+        for group in entity.uniquenessConstraints {
+            let name = q("\(entity.name)_\(group.joined(separator: "_"))_unique")
+            indexes.append("CREATE UNIQUE INDEX \(name) ON \(q(entity.name)) (\(keyList(group, of: entity)))")
+        }
+        for attribute in entity.externalAttributes {
+            let table = q(externalTableName(entity, attribute))
+            externalTables[attribute.name] =
+                "CREATE TABLE \(table) (\(pk) INTEGER PRIMARY KEY REFERENCES \(q(entity.name))(\(pk)) ON DELETE CASCADE, \"value\" \(attribute.storageType.rawValue))"
+        }
+        for relationship in entity.foreignKeyRelationships {
+            guard case .foreignKey(let column, _) = relationship.storage else { continue }
+            indexes.append("CREATE INDEX \(q("\(entity.name)_\(column)_index")) ON \(q(entity.name)) (\(q(column)))")
+        }
+        for group in entity.indices {
+            let name = q("\(entity.name)_\(group.joined(separator: "_"))_index")
+            indexes.append("CREATE INDEX \(name) ON \(q(entity.name)) (\(keyList(group, of: entity)))")
+        }
+        return (indexes, externalTables)
+    }
+
+    /// The statements that create each join table of the schema (many-to-many relationships), by table.
+    static func joinTableStatements(_ schema: Schema) -> [String: [String]] {
+        var tables: [String: [String]] = [:]
+        let q = SQLiteSQL.quote
+        let pk = q(SQLiteSQL.primaryKeyColumn)
         for entity in schema.entities {
             for relationship in entity.relationshipList {
                 guard case .joinTable(let table, let own, let other, let ownPosition, let otherPosition) = relationship.storage,
                       let destination = relationship.destinationEntity, table.hasPrefix(entity.name + "_"),
-                      joinTables.insert(table).inserted
+                      tables[table] == nil
                 else { continue }
-                let q = SQLiteSQL.quote
                 let reference = { (entity: Schema.Entity) in
                     "INTEGER NOT NULL REFERENCES \(q(entity.name))(\(pk)) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED"
                 }
-                statements.append(
-                    "CREATE TABLE \(q(table)) (\(q(own)) \(reference(entity)), \(q(other)) \(reference(destination)), \(q(ownPosition)) INTEGER, \(q(otherPosition)) INTEGER, PRIMARY KEY (\(q(own)), \(q(other)))) WITHOUT ROWID")
-                statements.append("CREATE INDEX \(q("\(table)_\(other)_index")) ON \(q(table)) (\(q(other)))")
+                tables[table] = [
+                    "CREATE TABLE \(q(table)) (\(q(own)) \(reference(entity)), \(q(other)) \(reference(destination)), \(q(ownPosition)) INTEGER, \(q(otherPosition)) INTEGER, PRIMARY KEY (\(q(own)), \(q(other)))) WITHOUT ROWID",
+                    "CREATE INDEX \(q("\(table)_\(other)_index")) ON \(q(table)) (\(q(other)))",
+                ]
             }
         }
-        return statements
+        return tables
     }
 
     /// The indexed expressions of a uniqueness constraint or an index over `names`: the column itself,
@@ -144,7 +169,7 @@ enum SQLiteSchema {
         func mismatch(_ detail: String) -> StowageError {
             StowageError(
                 .schemaMismatch,
-                "The store at \(location) (schema \(metadata["schema_version"] ?? "?")) does not match the models: \(detail). Give the container a migration plan, or open a new store. The store was not modified.")
+                "The store at \(location) (schema \(metadata["schema_version"] ?? "?")) does not match the models: \(detail). The store was not modified.")
         }
         guard let json = metadata["schema_layout"] else {
             throw mismatch("it was created by an earlier version of Stowage, which did not record the layout of its tables")
@@ -156,7 +181,11 @@ enum SQLiteSchema {
             throw mismatch("the layout it recorded cannot be read (\(error))")
         }
         let differences = schema.layout.differences(from: stored)
-        guard differences.isEmpty else { throw mismatch(differences.joined(separator: "; ")) }
+        guard differences.isEmpty else {
+            // Reached when the store was opened without saving: a configuration that can save migrates
+            // lightweight changes before this check.
+            throw mismatch(differences.joined(separator: "; ") + " (a configuration that allows saving migrates such changes when they are lightweight)")
+        }
         guard let identifier = metadata["store_identifier"] else {
             throw mismatch("its metadata has no store identifier")
         }

@@ -79,7 +79,18 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                     .storeNotFound,
                     "The file \(path) is empty, and its configuration has allowsSave: false, so Stowage does not create a store in it. Open it once with a configuration that allows saving.")
             }
-            if exists { try Self.checkExistingStore(schema, at: path) }
+            if exists {
+                // A store that can save is brought to the models' layout first (nothing happens when it
+                // already has it); one that cannot is only checked.
+                if allowsSave {
+                    do {
+                        try SQLiteMigrator.migrateIfNeeded(path: path, to: schema)
+                    } catch {
+                        throw Self.openError(error, path: path)
+                    }
+                }
+                try Self.checkExistingStore(schema, at: path)
+            }
             // A store that cannot save is opened read-only, so that opening it writes nothing either
             // (GRDB's WAL set-up commits a transaction).
             configuration.readonly = !allowsSave

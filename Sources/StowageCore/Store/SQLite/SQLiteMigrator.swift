@@ -1,0 +1,266 @@
+import Foundation
+import GRDB
+
+/// Brings an existing store from the layout it recorded (``SchemaLayout``) to a schema's, in one
+/// transaction: the store is at its old layout or at its new one, never in between.
+///
+/// Tables whose layout changed are rebuilt with SQLite's documented procedure (create the new table,
+/// copy the rows with their primary keys, drop the old table, rename the new one, create its indexes),
+/// with foreign-key enforcement off during the transaction and `PRAGMA foreign_key_check` before the
+/// commit. Each row keeps its primary key, so a `PersistentIdentifier` saved before the migration finds
+/// its model after it.
+enum SQLiteMigrator {
+    /// Migrates the store at `path` to `schema` when the layout it recorded differs. A store without
+    /// Stowage's metadata, or with no tables, is left to ``SQLiteSchema/prepare(_:in:path:allowsCreation:)``.
+    static func migrateIfNeeded(path: String, to schema: Schema) throws {
+        var configuration = Configuration()
+        configuration.label = "Stowage migration"
+        configuration.foreignKeysEnabled = false
+        configuration.prepareDatabase { db in
+            if let connection = db.sqliteConnection { SQLiteFunctions.register(on: connection) }
+        }
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? queue.close() }
+        guard let stored = try storedLayout(queue) else { return }
+        let target = schema.layout
+        guard stored != target else { return }
+        let location = path
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA legacy_alter_table = ON")
+            defer { try? db.execute(sql: "PRAGMA legacy_alter_table = OFF") }
+            try db.inTransaction(.immediate) {
+                try LightweightMigration(from: stored, to: schema, location: location).run(db)
+                try checkForeignKeys(db, location: location)
+                try record(schema, in: db)
+                return .commit
+            }
+        }
+    }
+
+    /// The layout a store recorded, or `nil` when it has none to migrate from (a new or foreign file:
+    /// opening it reports that).
+    static func storedLayout(_ reader: any DatabaseReader) throws -> SchemaLayout? {
+        try reader.read { db in
+            guard try db.tableExists(SQLiteSQL.metadataTable) else { return nil }
+            let json = try String.fetchOne(
+                db, sql: "SELECT \"value\" FROM \(SQLiteSQL.quote(SQLiteSQL.metadataTable)) WHERE \"key\" = 'schema_layout'")
+            return try json.map(SchemaLayout.init(json:))
+        }
+    }
+
+    private static func checkForeignKeys(_ db: Database, location: String) throws {
+        let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+        guard let first = violations.first else { return }
+        throw StowageError(
+            .schemaMismatch,
+            "Migrating the store at \(location) would leave \(violations.count) link(s) to missing rows (the first in table \(first[0] as String? ?? "?")). The store was not modified.")
+    }
+
+    /// Records the schema's version and layout in the store's metadata.
+    static func record(_ schema: Schema, in db: Database) throws {
+        let meta = SQLiteSQL.quote(SQLiteSQL.metadataTable)
+        let layout = schema.layout
+        for (key, value) in [("schema_version", schema.version.description), ("schema_layout", layout.json), ("schema_fingerprint", layout.fingerprint)] {
+            try db.execute(sql: "INSERT OR REPLACE INTO \(meta) (\"key\", \"value\") VALUES (?, ?)", arguments: [key, value])
+        }
+    }
+}
+
+/// The changes that take one layout to a schema without code of the app's: tables created, rebuilt and
+/// dropped, columns added, removed, renamed (`originalName`) and made optional or not, uniqueness and
+/// indexes added and removed, attributes moved in and out of external storage, join tables created and
+/// dropped. Anything else (a column whose type changes) is refused, naming the property.
+struct LightweightMigration {
+    let stored: SchemaLayout
+    let schema: Schema
+    let location: String
+
+    init(from stored: SchemaLayout, to schema: Schema, location: String) {
+        self.stored = stored
+        self.schema = schema
+        self.location = location
+    }
+
+    private func refusal(_ entity: String, _ property: String?, _ reason: String) -> StowageError {
+        StowageError(
+            .schemaMismatch,
+            "Cannot migrate the store at \(location) automatically: \(reason). The store was not modified.",
+            entityName: entity, propertyName: property)
+    }
+
+    func run(_ db: Database) throws {
+        let old = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let newNames = Set(schema.entities.map(\.name))
+        // A store that shares no model with the schema is another program's (or another model set's):
+        // migrating it would drop all of its tables.
+        if !stored.entities.isEmpty && old.keys.allSatisfy({ !newNames.contains($0) }) {
+            throw StowageError(
+                .schemaMismatch,
+                "The store at \(location) holds other models (\(old.keys.sorted().joined(separator: ", "))) than the schema (\(newNames.sorted().joined(separator: ", "))); Stowage does not migrate a store that has no model in common with the schema, as that would delete all of its data. Open it with its own models, or use another URL. The store was not modified.")
+        }
+        let oldJoinTables = Set(stored.entities.flatMap { $0.relationships.compactMap(\.joinTableName) })
+        let newJoinTables = SQLiteSchema.joinTableStatements(schema)
+        // Join tables that go away first: they reference entity tables.
+        for table in oldJoinTables where newJoinTables[table] == nil {
+            try db.execute(sql: "DROP TABLE IF EXISTS \(SQLiteSQL.quote(table))")
+        }
+        for entity in stored.entities where !newNames.contains(entity.name) {
+            for column in entity.externalColumns {
+                try db.execute(sql: "DROP TABLE IF EXISTS \(SQLiteSQL.quote("\(entity.name)_\(column.name)"))")
+            }
+            try db.execute(sql: "DROP TABLE \(SQLiteSQL.quote(entity.name))")
+        }
+        for entity in schema.entities {
+            guard let previous = old[entity.name] else {
+                for statement in SQLiteSchema.createStatements(for: entity) { try db.execute(sql: statement) }
+                continue
+            }
+            if SchemaLayout.Entity(entity) != previous { try rebuild(entity, from: previous, db) }
+        }
+        for (table, statements) in newJoinTables.sorted(by: { $0.key < $1.key }) where !oldJoinTables.contains(table) {
+            for statement in statements { try db.execute(sql: statement) }
+        }
+    }
+
+    /// Rebuilds one entity's table with its new columns, copying every row.
+    private func rebuild(_ entity: Schema.Entity, from previous: SchemaLayout.Entity, _ db: Database) throws {
+        let q = SQLiteSQL.quote
+        let table = q(entity.name)
+        let oldColumns = Dictionary(previous.columns.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let oldExternal = Dictionary(previous.externalColumns.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let actualColumns = Set(try Row.fetchAll(db, sql: "PRAGMA table_info(\(table))").map { $0["name"] as String })
+        let rowCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
+
+        var targets: [String] = [q(SQLiteSQL.primaryKeyColumn)]
+        var sources: [String] = [q(SQLiteSQL.primaryKeyColumn)]
+        var arguments: [DatabaseValueConvertible?] = []
+        for attribute in entity.columnAttributes {
+            let newColumn = SchemaLayout.Column(attribute)
+            targets.append(q(attribute.name))
+            let sourceName = [attribute.name, attribute.originalName].first { !$0.isEmpty && (oldColumns[$0] != nil || oldExternal[$0] != nil) }
+            guard let sourceName else {
+                // A new attribute: nil, the declared default, or (on an empty table) nothing to fill.
+                if attribute.isOptional {
+                    sources.append("NULL")
+                } else if let value = try defaultValue(of: attribute, in: entity) {
+                    sources.append("?")
+                    arguments.append(value)
+                } else if rowCount == 0 {
+                    sources.append("NULL")
+                } else {
+                    throw refusal(entity.name, attribute.name, "\(entity.name).\(attribute.name) is new, not optional and has no default value in its declaration, and the table has \(rowCount) row(s) to give it one; declare a default (`var \(attribute.name): … = …`), make it optional, or write a custom MigrationStage")
+                }
+                continue
+            }
+            let oldColumn = oldColumns[sourceName] ?? oldExternal[sourceName]!
+            guard oldColumn.type == newColumn.type else {
+                throw refusal(entity.name, attribute.name, "\(entity.name).\(attribute.name) was stored as \(oldColumn.type) and is now \(newColumn.type); changing a property's type needs a custom MigrationStage")
+            }
+            var source = oldColumns[sourceName] != nil
+                ? q(sourceName)
+                : "(SELECT \(q("value")) FROM \(q("\(entity.name)_\(sourceName)")) AS x WHERE x.\(q(SQLiteSQL.primaryKeyColumn)) = \(table).\(q(SQLiteSQL.primaryKeyColumn)))"
+            if oldColumn.isOptional && !attribute.isOptional {
+                if let value = try defaultValue(of: attribute, in: entity) {
+                    source = "COALESCE(\(source), ?)"
+                    arguments.append(value)
+                } else {
+                    let nils = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) WHERE \(source) IS NULL") ?? 0
+                    if nils > 0 {
+                        throw refusal(entity.name, attribute.name, "\(entity.name).\(attribute.name) is no longer optional but \(nils) row(s) hold nil and its declaration has no default value; declare one or write a custom MigrationStage")
+                    }
+                }
+            }
+            sources.append(source)
+        }
+        for relationship in entity.foreignKeyRelationships {
+            guard case .foreignKey(let column, let positionColumn) = relationship.storage else { continue }
+            for name in [column, positionColumn].compactMap({ $0 }) {
+                targets.append(q(name))
+                sources.append(actualColumns.contains(name) ? q(name) : "NULL")
+            }
+        }
+        let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [entity.name])
+        let temporary = "_stowage_new_\(entity.name)"
+        let statements = SQLiteSchema.tableStatements(for: entity)
+        try db.execute(sql: SQLiteSchema.createTable(for: entity, named: temporary))
+        try db.execute(
+            sql: "INSERT INTO \(q(temporary)) (\(targets.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM \(table)",
+            arguments: StatementArguments(arguments))
+        // External storage: values that move out of the row, and side tables that go away.
+        for attribute in entity.externalAttributes {
+            let side = q("\(entity.name)_\(attribute.name)")
+            let sourceName = [attribute.name, attribute.originalName].first { !$0.isEmpty && (oldColumns[$0] != nil || oldExternal[$0] != nil) }
+            if let sourceName, oldExternal[sourceName] != nil {
+                if sourceName != attribute.name {
+                    try db.execute(sql: "ALTER TABLE \(q("\(entity.name)_\(sourceName)")) RENAME TO \(side)")
+                }
+                continue
+            }
+            try db.execute(sql: statements.externalTables[attribute.name]!)
+            if let sourceName, let oldColumn = oldColumns[sourceName] {
+                guard oldColumn.type == SchemaLayout.Column(attribute).type else {
+                    throw refusal(entity.name, attribute.name, "\(entity.name).\(attribute.name) was stored as \(oldColumn.type) and is now \(SchemaLayout.Column(attribute).type); changing a property's type needs a custom MigrationStage")
+                }
+                try db.execute(sql: "INSERT INTO \(side) (\(q(SQLiteSQL.primaryKeyColumn)), \(q("value"))) SELECT \(q(SQLiteSQL.primaryKeyColumn)), \(q(sourceName)) FROM \(table) WHERE \(q(sourceName)) IS NOT NULL")
+            }
+        }
+        let keptExternal = Set(entity.externalAttributes.flatMap { [$0.name, $0.originalName] })
+        for column in previous.externalColumns where !keptExternal.contains(column.name) {
+            try db.execute(sql: "DROP TABLE IF EXISTS \(q("\(entity.name)_\(column.name)"))")
+        }
+        try db.execute(sql: "DROP TABLE \(table)")
+        try db.execute(sql: "ALTER TABLE \(q(temporary)) RENAME TO \(table)")
+        if let sequence {
+            try db.execute(sql: "UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = ?", arguments: [sequence, entity.name])
+            if db.changesCount == 0 {
+                try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", arguments: [entity.name, sequence])
+            }
+        }
+        for group in entity.uniquenessConstraints { try checkDuplicates(group, of: entity, db) }
+        for statement in statements.indexes { try db.execute(sql: statement) }
+    }
+
+    /// The stored form of an attribute's declared default value, if it has one.
+    private func defaultValue(of attribute: Schema.Attribute, in entity: Schema.Entity) throws -> DatabaseValue? {
+        guard let value = attribute.defaultValue else { return nil }
+        guard let stored = try attribute.accessor.encode(constant: value) else { return nil }
+        return stored.databaseValue
+    }
+
+    /// Refuses a uniqueness constraint that the rows break, naming the duplicated values.
+    private func checkDuplicates(_ group: [String], of entity: Schema.Entity, _ db: Database) throws {
+        let keys = SQLiteSchema.keyList(group, of: entity)
+        let columns = group.map(SQLiteSQL.quote).joined(separator: ", ")
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT \(columns), COUNT(*) FROM \(SQLiteSQL.quote(entity.name)) GROUP BY \(keys) HAVING COUNT(*) > 1 LIMIT 5")
+        guard !rows.isEmpty else { return }
+        let values = rows.map { row in
+            "(" + (0..<group.count).map { "\(row[$0] as DatabaseValue)" }.joined(separator: ", ") + ") × \(row[group.count] as Int)"
+        }
+        throw refusal(
+            entity.name, group.count == 1 ? group[0] : nil,
+            "\(entity.name) becomes unique on (\(group.joined(separator: ", "))) but rows share values: \(values.joined(separator: "; ")); remove the duplicates first (a custom MigrationStage's willMigrate can)")
+    }
+}
+
+extension SchemaLayout.Link {
+    /// The join table of a many-to-many relationship, from its recorded storage.
+    var joinTableName: String? {
+        guard storage.hasPrefix("joinTable ") else { return nil }
+        let rest = storage.dropFirst("joinTable ".count)
+        return rest.split(separator: "(", maxSplits: 1).first.map(String.init)
+    }
+}
+
+extension StorageValue {
+    /// The value as GRDB binds it.
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .integer(let value): value.databaseValue
+        case .real(let value): value.databaseValue
+        case .text(let value): value.databaseValue
+        case .blob(let value): value.databaseValue
+        }
+    }
+}

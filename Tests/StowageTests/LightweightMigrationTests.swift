@@ -1,0 +1,291 @@
+import Foundation
+import GRDB
+import Stowage
+@testable import StowageCore
+import Testing
+
+// Versions of one entity, `Note` (models nested in different enums share their entity by name, as in a
+// SwiftData VersionedSchema).
+
+enum NotesV1 {
+    @Model final class Note {
+        var title: String
+        var body: String?
+        var pages: Int
+        init(title: String, body: String? = nil, pages: Int = 1) {
+            self.title = title
+            self.body = body
+            self.pages = pages
+        }
+    }
+}
+
+/// V1 plus an optional attribute, a non-optional one with a default, and an index.
+enum NotesAdded {
+    @Model final class Note {
+        #Index<Note>([\.pages])
+        var title: String
+        var body: String?
+        var pages: Int
+        var author: String?
+        var stars: Int = 3
+        init(title: String) {
+            self.title = title
+            self.pages = 1
+        }
+    }
+}
+
+/// V1 with a new non-optional attribute that has no default.
+enum NotesNoDefault {
+    @Model final class Note {
+        var title: String
+        var body: String?
+        var pages: Int
+        var words: Int
+        init(title: String, words: Int) {
+            self.title = title
+            self.pages = 1
+            self.words = words
+        }
+    }
+}
+
+/// V1 with `title` renamed `heading`, `body` removed and `pages` kept.
+enum NotesRenamed {
+    @Model final class Note {
+        @Attribute(originalName: "title") var heading: String
+        var pages: Int
+        init(heading: String) {
+            self.heading = heading
+            self.pages = 1
+        }
+    }
+}
+
+/// V1 with `body` no longer optional (with a default), and `title` unique.
+enum NotesStricter {
+    @Model final class Note {
+        @Attribute(.unique) var title: String
+        var body: String = "(empty)"
+        var pages: Int
+        init(title: String) {
+            self.title = title
+            self.pages = 1
+        }
+    }
+}
+
+/// V1 with `body` no longer optional and no default.
+enum NotesBodyRequired {
+    @Model final class Note {
+        var title: String
+        var body: String
+        var pages: Int
+        init(title: String, body: String) {
+            self.title = title
+            self.body = body
+            self.pages = 1
+        }
+    }
+}
+
+/// V1 with `pages` now a `String`: not a lightweight change.
+enum NotesRetyped {
+    @Model final class Note {
+        var title: String
+        var body: String?
+        var pages: String
+        init(title: String) {
+            self.title = title
+            self.pages = ""
+        }
+    }
+}
+
+/// V1 with `body` kept outside the row, and a new model related to notes.
+enum NotesExternal {
+    @Model final class Note {
+        var title: String
+        @Attribute(.externalStorage) var body: String?
+        var pages: Int
+        var folder: Folder?
+        init(title: String) {
+            self.title = title
+            self.pages = 1
+        }
+    }
+
+    @Model final class Folder {
+        var name: String
+        @Relationship(inverse: \Note.folder) var notes: [Note] = []
+        init(name: String) { self.name = name }
+    }
+}
+
+@Suite("Lightweight migration")
+struct LightweightMigrationTests {
+    /// A V1 store with three notes; returns their identifiers by title.
+    private func makeV1Store(at url: URL, titles: [String] = ["a", "b", "c"]) throws -> [String: PersistentIdentifier] {
+        let context = ModelContext(try ModelContainer(for: NotesV1.Note.self, configurations: ModelConfiguration(url: url)))
+        var notes: [NotesV1.Note] = []
+        for (offset, title) in titles.enumerated() {
+            let note = NotesV1.Note(title: title, body: offset == 0 ? nil : "body \(title)", pages: offset + 1)
+            context.insert(note)
+            notes.append(note)
+        }
+        try context.save()
+        return Dictionary(notes.map { ($0.title, $0.persistentModelID) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Everything a store holds, in a stable order: its schema and every row of every table.
+    private func dump(_ url: URL) throws -> [String] {
+        try rawRead(url) { db in
+            var lines = try String.fetchAll(db, sql: "SELECT type || ' ' || name || ' ' || COALESCE(sql, '') FROM sqlite_master ORDER BY type, name")
+            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
+                lines += try GRDB.Row.fetchAll(db, sql: "SELECT * FROM \(SQLiteSQL.quote(table))").map { "\(table): \($0)" }.sorted()
+            }
+            return lines
+        }
+    }
+
+    @Test func addedAttributesGetNilOrTheirDefaultAndRowsKeepTheirIdentifiers() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file()
+        let ids = try makeV1Store(at: url)
+        let container = try ModelContainer(for: NotesAdded.Note.self, configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        let notes = try context.fetch(FetchDescriptor<NotesAdded.Note>(sortBy: [SortDescriptor(\.title)]))
+        #expect(notes.map(\.title) == ["a", "b", "c"])
+        #expect(notes.map(\.body) == [nil, "body b", "body c"])
+        #expect(notes.map(\.pages) == [1, 2, 3])
+        #expect(notes.allSatisfy { $0.author == nil && $0.stars == 3 })
+        for note in notes { #expect(note.persistentModelID.primaryKey == ids[note.title]?.primaryKey) }
+        let b = try #require(context.model(for: ids["b"]!) as? NotesAdded.Note)
+        #expect(b.title == "b" && !b.isDeleted)
+        // The new index exists, and new rows get new keys.
+        let indexes = try rawRead(url) { try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Note'") }
+        #expect(indexes.contains("Note_pages_index"), "\(indexes)")
+        context.insert(NotesAdded.Note(title: "d"))
+        try context.save()
+        let d = try #require(try context.fetch(FetchDescriptor<NotesAdded.Note>(predicate: #Predicate { $0.title == "d" })).first)
+        #expect((d.persistentModelID.primaryKey ?? 0) > (ids.values.compactMap(\.primaryKey).max() ?? 0))
+    }
+
+    @Test func deletedRowsKeysAreNotReusedAfterARebuild() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file()
+        let ids = try makeV1Store(at: url)
+        do {
+            let context = ModelContext(try ModelContainer(for: NotesV1.Note.self, configurations: ModelConfiguration(url: url)))
+            context.delete(try #require(context.model(for: ids["c"]!) as? NotesV1.Note))
+            try context.save()
+        }
+        let context = ModelContext(try ModelContainer(for: NotesAdded.Note.self, configurations: ModelConfiguration(url: url)))
+        context.insert(NotesAdded.Note(title: "new"))
+        try context.save()
+        #expect((context.model(for: ids["c"]!)).isDeleted, "the deleted row's identifier must not find the new row")
+    }
+
+    @Test func renamedAttributesKeepTheirValuesAndRemovedOnesGoAway() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file()
+        _ = try makeV1Store(at: url)
+        let context = ModelContext(try ModelContainer(for: NotesRenamed.Note.self, configurations: ModelConfiguration(url: url)))
+        let notes = try context.fetch(FetchDescriptor<NotesRenamed.Note>(sortBy: [SortDescriptor(\.heading)]))
+        #expect(notes.map(\.heading) == ["a", "b", "c"])
+        #expect(notes.map(\.pages) == [1, 2, 3])
+        let columns = try rawRead(url) { try GRDB.Row.fetchAll($0, sql: "PRAGMA table_info(\"Note\")").map { $0["name"] as String } }
+        #expect(columns == ["_pk", "heading", "pages"])
+    }
+
+    @Test func requiredWithADefaultFillsNilsAndUniqueIsEnforced() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file()
+        _ = try makeV1Store(at: url)
+        let context = ModelContext(try ModelContainer(for: NotesStricter.Note.self, configurations: ModelConfiguration(url: url)))
+        let notes = try context.fetch(FetchDescriptor<NotesStricter.Note>(sortBy: [SortDescriptor(\.title)]))
+        #expect(notes.map(\.body) == ["(empty)", "body b", "body c"])
+        let upsert = NotesStricter.Note(title: "b")
+        upsert.pages = 42
+        context.insert(upsert)
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<NotesStricter.Note>()) == 3, "an insert with a taken title updates that row")
+    }
+
+    @Test func refusedChangesNameTheProblemAndLeaveTheStoreAsItWas() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file()
+        _ = try makeV1Store(at: url, titles: ["a", "b", "a"])
+        let before = try dump(url)
+
+        func refusal(_ open: () throws -> ModelContainer) throws -> StowageError {
+            let error = try #require(throws: StowageError.self) { _ = try open() }
+            #expect(try dump(url) == before, "the store changed: \(error)")
+            return error
+        }
+        let noDefault = try refusal { try ModelContainer(for: NotesNoDefault.Note.self, configurations: ModelConfiguration(url: url)) }
+        #expect(noDefault.code == .schemaMismatch && noDefault.entityName == "Note" && noDefault.propertyName == "words", "\(noDefault)")
+        #expect(noDefault.message.contains("no default value"), "\(noDefault.message)")
+
+        let required = try refusal { try ModelContainer(for: NotesBodyRequired.Note.self, configurations: ModelConfiguration(url: url)) }
+        #expect(required.propertyName == "body" && required.message.contains("1 row(s) hold nil"), "\(required.message)")
+
+        let retyped = try refusal { try ModelContainer(for: NotesRetyped.Note.self, configurations: ModelConfiguration(url: url)) }
+        #expect(retyped.propertyName == "pages" && retyped.message.contains("custom MigrationStage"), "\(retyped.message)")
+
+        let duplicates = try refusal { try ModelContainer(for: NotesStricter.Note.self, configurations: ModelConfiguration(url: url)) }
+        #expect(duplicates.propertyName == "title" && duplicates.message.contains("\"a\""), "\(duplicates.message)")
+
+        // The store still opens as V1 with its rows.
+        let context = ModelContext(try ModelContainer(for: NotesV1.Note.self, configurations: ModelConfiguration(url: url)))
+        #expect(try context.fetchCount(FetchDescriptor<NotesV1.Note>()) == 3)
+    }
+
+    @Test func externalStorageAndNewModelsAndRelationshipsMigrateBothWays() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file()
+        _ = try makeV1Store(at: url)
+        do {
+            let context = ModelContext(try ModelContainer(for: NotesExternal.Note.self, configurations: ModelConfiguration(url: url)))
+            let notes = try context.fetch(FetchDescriptor<NotesExternal.Note>(sortBy: [SortDescriptor(\.title)]))
+            #expect(notes.map(\.body) == [nil, "body b", "body c"])
+            #expect(notes.allSatisfy { $0.folder == nil })
+            let folder = NotesExternal.Folder(name: "inbox")
+            context.insert(folder)
+            notes[1].folder = folder
+            try context.save()
+            let side = try rawRead(url) { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM \"Note_body\"") }
+            #expect(side == 2, "the bodies moved to the side table")
+        }
+        // Back to V1: the folder table and the link column go, bodies come back into the row.
+        let context = ModelContext(try ModelContainer(for: NotesV1.Note.self, configurations: ModelConfiguration(url: url)))
+        let notes = try context.fetch(FetchDescriptor<NotesV1.Note>(sortBy: [SortDescriptor(\.title)]))
+        #expect(notes.map(\.body) == [nil, "body b", "body c"])
+        let tables = try rawRead(url) { try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") }
+        #expect(!tables.contains("Folder") && !tables.contains("Note_body"), "\(tables)")
+        #expect(try rawRead(url) { try Int.fetchOne($0, sql: "PRAGMA foreign_key_check") } == nil)
+    }
+
+    @Test func aMigratedStoreReopensWithTheModelsInAnyOrderAndAReadOnlyOpenDoesNotMigrate() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file()
+        _ = try makeV1Store(at: url)
+        let before = try dump(url)
+        let readOnly = try #require(throws: StowageError.self) {
+            _ = try ModelContainer(for: NotesAdded.Note.self, configurations: ModelConfiguration(url: url, allowsSave: false))
+        }
+        #expect(readOnly.code == .schemaMismatch)
+        #expect(try dump(url) == before)
+        _ = try ModelContainer(for: NotesExternal.Note.self, NotesExternal.Folder.self, configurations: ModelConfiguration(url: url))
+        let reopened = try ModelContainer(for: NotesExternal.Folder.self, NotesExternal.Note.self, configurations: ModelConfiguration(url: url))
+        #expect(try ModelContext(reopened).fetchCount(FetchDescriptor<NotesExternal.Note>()) == 3)
+    }
+}
