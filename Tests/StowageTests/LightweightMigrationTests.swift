@@ -123,6 +123,17 @@ enum NotesExternal {
     }
 }
 
+/// Everything a store holds, in a stable order: its schema and every row of every table.
+private func dump(_ url: URL) throws -> [String] {
+    try rawRead(url) { db in
+        var lines = try String.fetchAll(db, sql: "SELECT type || ' ' || name || ' ' || COALESCE(sql, '') FROM sqlite_master ORDER BY type, name")
+        for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
+            lines += try GRDB.Row.fetchAll(db, sql: "SELECT * FROM \(SQLiteSQL.quote(table))").map { "\(table): \($0)" }.sorted()
+        }
+        return lines
+    }
+}
+
 @Suite("Lightweight migration")
 struct LightweightMigrationTests {
     /// A V1 store with three notes; returns their identifiers by title.
@@ -136,17 +147,6 @@ struct LightweightMigrationTests {
         }
         try context.save()
         return Dictionary(notes.map { ($0.title, $0.persistentModelID) }, uniquingKeysWith: { a, _ in a })
-    }
-
-    /// Everything a store holds, in a stable order: its schema and every row of every table.
-    private func dump(_ url: URL) throws -> [String] {
-        try rawRead(url) { db in
-            var lines = try String.fetchAll(db, sql: "SELECT type || ' ' || name || ' ' || COALESCE(sql, '') FROM sqlite_master ORDER BY type, name")
-            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
-                lines += try GRDB.Row.fetchAll(db, sql: "SELECT * FROM \(SQLiteSQL.quote(table))").map { "\(table): \($0)" }.sorted()
-            }
-            return lines
-        }
     }
 
     @Test func addedAttributesGetNilOrTheirDefaultAndRowsKeepTheirIdentifiers() throws {
@@ -287,5 +287,134 @@ struct LightweightMigrationTests {
         _ = try ModelContainer(for: NotesExternal.Note.self, NotesExternal.Folder.self, configurations: ModelConfiguration(url: url))
         let reopened = try ModelContainer(for: NotesExternal.Folder.self, NotesExternal.Note.self, configurations: ModelConfiguration(url: url))
         #expect(try ModelContext(reopened).fetchCount(FetchDescriptor<NotesExternal.Note>()) == 3)
+    }
+}
+
+extension NotesV1: VersionedSchema {
+    static let versionIdentifier = Schema.Version(1, 0, 0)
+    static var models: [any PersistentModel.Type] { [Note.self] }
+}
+
+extension NotesStricter: VersionedSchema {
+    static let versionIdentifier = Schema.Version(2, 0, 0)
+    static var models: [any PersistentModel.Type] { [Note.self] }
+}
+
+extension NotesExternal: VersionedSchema {
+    static let versionIdentifier = Schema.Version(3, 0, 0)
+    static var models: [any PersistentModel.Type] { [Note.self, Folder.self] }
+}
+
+/// V1 → V2 (titles made unique after `willMigrate` renames duplicates, `didMigrate` counts pages) → V3.
+enum NotesPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [NotesV1.self, NotesStricter.self, NotesExternal.self] }
+    static var stages: [MigrationStage] {
+        [
+            .custom(
+                fromVersion: NotesV1.self, toVersion: NotesStricter.self,
+                willMigrate: { context in
+                    var seen = Set<String>()
+                    for note in try context.fetch(FetchDescriptor<NotesV1.Note>(sortBy: [SortDescriptor(\.pages)]))
+                    where !seen.insert(note.title).inserted {
+                        note.title += " (\(note.pages))"
+                    }
+                    try context.save()
+                },
+                didMigrate: { context in
+                    for note in try context.fetch(FetchDescriptor<NotesStricter.Note>()) { note.pages *= 10 }
+                    try context.save()
+                }),
+            .lightweight(fromVersion: NotesStricter.self, toVersion: NotesExternal.self),
+        ]
+    }
+}
+
+/// The same plan whose `didMigrate` fails after its changes were saved.
+enum FailingNotesPlan: SchemaMigrationPlan {
+    struct Failure: Error {}
+    static var schemas: [any VersionedSchema.Type] { NotesPlan.schemas }
+    static var stages: [MigrationStage] {
+        [
+            NotesPlan.stages[0],
+            .custom(
+                fromVersion: NotesStricter.self, toVersion: NotesExternal.self, willMigrate: nil,
+                didMigrate: { context in
+                    context.insert(NotesExternal.Folder(name: "half-done"))
+                    try context.save()
+                    throw Failure()
+                }),
+        ]
+    }
+}
+
+enum DuplicatedVersionsPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [NotesV1.self, NotesV1.self, NotesStricter.self] }
+    static var stages: [MigrationStage] { [] }
+}
+
+@Suite("Migration plans")
+struct MigrationPlanTests {
+    private func makeV1Store(at url: URL) throws {
+        let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: NotesV1.self), configurations: ModelConfiguration(url: url)))
+        for (title, pages) in [("a", 1), ("b", 2), ("a", 3)] { context.insert(NotesV1.Note(title: title, pages: pages)) }
+        try context.save()
+    }
+
+    @Test func stagesRunFromTheStoresVersionWithContextsOverEachVersionsModels() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file()
+        try makeV1Store(at: url)
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: NotesExternal.self), migrationPlan: NotesPlan.self, configurations: ModelConfiguration(url: url))
+        #expect(container.migrationPlan == NotesPlan.self)
+        let notes = try ModelContext(container).fetch(FetchDescriptor<NotesExternal.Note>(sortBy: [SortDescriptor(\.pages)]))
+        #expect(notes.map(\.title) == ["a", "b", "a (3)"])
+        #expect(notes.map(\.pages) == [10, 20, 30], "didMigrate ran once, on V2's models")
+        // Reopening at the newest version runs nothing.
+        let again = try ModelContainer(
+            for: Schema(versionedSchema: NotesExternal.self), migrationPlan: NotesPlan.self, configurations: ModelConfiguration(url: url))
+        #expect(try ModelContext(again).fetch(FetchDescriptor<NotesExternal.Note>()).map(\.pages).sorted() == [10, 20, 30])
+    }
+
+    @Test func aStageThatThrowsLeavesTheStoreAtItsOldVersion() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file()
+        try makeV1Store(at: url)
+        let before = try dump(url)
+        #expect(throws: FailingNotesPlan.Failure.self) {
+            _ = try ModelContainer(
+                for: Schema(versionedSchema: NotesExternal.self), migrationPlan: FailingNotesPlan.self, configurations: ModelConfiguration(url: url))
+        }
+        #expect(try dump(url) == before, "the first stage and the saves of the second were undone with it")
+        // The working plan still migrates the untouched store.
+        _ = try ModelContainer(for: Schema(versionedSchema: NotesExternal.self), migrationPlan: NotesPlan.self, configurations: ModelConfiguration(url: url))
+    }
+
+    @Test func backwardUnknownAndInvalidPlansAreRefusedUntouched() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file()
+        try makeV1Store(at: url)
+        _ = try ModelContainer(for: Schema(versionedSchema: NotesStricter.self), migrationPlan: NotesPlan.self, configurations: ModelConfiguration(url: url))
+        let before = try dump(url)
+
+        let backward = try #require(throws: StowageError.self) {
+            _ = try ModelContainer(for: Schema(versionedSchema: NotesV1.self), migrationPlan: NotesPlan.self, configurations: ModelConfiguration(url: url))
+        }
+        #expect(backward.message.contains("backward migration"), "\(backward.message)")
+        let duplicated = try #require(throws: StowageError.self) {
+            _ = try ModelContainer(for: Schema(versionedSchema: NotesStricter.self), migrationPlan: DuplicatedVersionsPlan.self, configurations: ModelConfiguration(url: url))
+        }
+        #expect(duplicated.code == .invalidSchema && duplicated.message.contains("lists version 1.0.0 more than once"), "\(duplicated.message)")
+        #expect(try dump(url) == before)
+
+        let other = directory.file("other.store")
+        _ = try ModelContainer(for: NotesRenamed.Note.self, configurations: ModelConfiguration(url: other))
+        let unknown = try #require(throws: StowageError.self) {
+            _ = try ModelContainer(for: Schema(versionedSchema: NotesExternal.self), migrationPlan: NotesPlan.self, configurations: ModelConfiguration(url: other))
+        }
+        #expect(unknown.message.contains("matches none of the versions"), "\(unknown.message)")
     }
 }

@@ -15,6 +15,9 @@ public final class ModelContainer: Sendable {
     public let schema: Schema
     /// The configurations the container was created with.
     public let configurations: [ModelConfiguration]
+    /// The migration plan the container was created with, if any.
+    // nonisolated(unsafe): a metatype is immutable; the protocol is not `Sendable`, as in SwiftData.
+    public nonisolated(unsafe) let migrationPlan: (any SchemaMigrationPlan.Type)?
 
     let store: any ModelStore
     let allowsSave: Bool
@@ -24,32 +27,61 @@ public final class ModelContainer: Sendable {
     /// Creates a container for model types (and every type reachable from them).
     ///
     /// - Throws: ``StowageError`` when the store cannot be opened or does not match the models.
-    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
-        try self.init(for: Schema(forTypes), configurations: configurations)
+    public convenience init(
+        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// Creates a container for a schema.
-    public convenience init(for givenSchema: Schema, configurations: ModelConfiguration...) throws {
-        try self.init(for: givenSchema, configurations: configurations)
+    public convenience init(
+        for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations)
+    }
+
+    /// The seed articles' spelling: `ModelContainer(for: [Budget.self], migrationPlan: Plan.self,
+    /// ModelConfiguration(for: [Budget.self]))`.
+    public convenience init(
+        for types: [any PersistentModel.Type], migrationPlan: (any SchemaMigrationPlan.Type)? = nil, _ configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: Schema(types), migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// Creates a container for a schema.
     ///
+    /// A store whose tables were made for other models is migrated first (see "Changing your models"
+    /// in the README): by the stages of `migrationPlan` from the version the store is at, or, without
+    /// a plan, by a lightweight migration. A migration is one transaction; when it fails, the store is
+    /// left as it was and this initializer throws.
+    ///
     /// Stowage opens one store per container: pass at most one configuration.
-    public init(for givenSchema: Schema, configurations: [ModelConfiguration]) throws {
+    public init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [ModelConfiguration]) throws {
         guard configurations.count <= 1 else {
             throw StowageError(
                 .invalidSchema,
                 "Stowage stores a container's models in one store: pass one ModelConfiguration (got \(configurations.count)).")
         }
         if let problem = givenSchema.problems.first { throw problem }
+        if let migrationPlan { try PlannedMigration.validate(migrationPlan) }
         let configuration = configurations.first ?? ModelConfiguration(schema: givenSchema)
         self.schema = givenSchema
         self.configurations = [configuration]
         self.allowsSave = configuration.allowsSave
+        self.migrationPlan = migrationPlan
         self.store = try SQLiteStore(
             schema: givenSchema, url: configuration.isStoredInMemoryOnly ? nil : configuration.url,
-            allowsSave: configuration.allowsSave)
+            allowsSave: configuration.allowsSave, migrationPlan: migrationPlan)
+    }
+
+    /// A container over a store made elsewhere (a migration stage's).
+    init(schema: Schema, store: any ModelStore) {
+        self.schema = schema
+        self.configurations = []
+        self.allowsSave = true
+        self.migrationPlan = nil
+        self.store = store
     }
 
     /// Early SwiftData's spelling, used by the seed articles: `ModelContainer(for: Budget.self, ModelConfiguration(inMemory: true))`.

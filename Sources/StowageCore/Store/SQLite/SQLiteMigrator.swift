@@ -12,7 +12,12 @@ import GRDB
 enum SQLiteMigrator {
     /// Migrates the store at `path` to `schema` when the layout it recorded differs. A store without
     /// Stowage's metadata, or with no tables, is left to ``SQLiteSchema/prepare(_:in:path:allowsCreation:)``.
-    static func migrateIfNeeded(path: String, to schema: Schema) throws {
+    ///
+    /// With a plan, the store's version is the plan's schema whose layout it has, and the stages from
+    /// there run in order (each custom stage's `willMigrate` on the old version's models, the layout
+    /// change, then its `didMigrate` on the new version's models); without one, the change is one
+    /// lightweight migration. Either way everything happens in one transaction.
+    static func migrateIfNeeded(path: String, to schema: Schema, plan: (any SchemaMigrationPlan.Type)?) throws {
         var configuration = Configuration()
         configuration.label = "Stowage migration"
         configuration.foreignKeysEnabled = false
@@ -25,11 +30,19 @@ enum SQLiteMigrator {
         let target = schema.layout
         guard stored != target else { return }
         let location = path
+        let stages = try plan.map { try PlannedMigration(plan: $0, stored: stored, target: schema, location: location) }
+        let identifier = try queue.read { db in
+            try String.fetchOne(db, sql: "SELECT \"value\" FROM \(SQLiteSQL.quote(SQLiteSQL.metadataTable)) WHERE \"key\" = 'store_identifier'")
+        } ?? UUID().uuidString
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA legacy_alter_table = ON")
             defer { try? db.execute(sql: "PRAGMA legacy_alter_table = OFF") }
             try db.inTransaction(.immediate) {
-                try LightweightMigration(from: stored, to: schema, location: location).run(db)
+                if let stages {
+                    try stages.run(db, queue: queue, storeIdentifier: identifier)
+                } else {
+                    try LightweightMigration(from: stored, to: schema, location: location).run(db)
+                }
                 try checkForeignKeys(db, location: location)
                 try record(schema, in: db)
                 return .commit
@@ -62,6 +75,100 @@ enum SQLiteMigrator {
         let layout = schema.layout
         for (key, value) in [("schema_version", schema.version.description), ("schema_layout", layout.json), ("schema_fingerprint", layout.fingerprint)] {
             try db.execute(sql: "INSERT OR REPLACE INTO \(meta) (\"key\", \"value\") VALUES (?, ?)", arguments: [key, value])
+        }
+    }
+}
+
+/// The stages of a ``SchemaMigrationPlan`` that take a store from the version it is at to a schema.
+struct PlannedMigration {
+    let stages: [MigrationStage]
+    let startLayout: SchemaLayout
+    let target: Schema
+    let location: String
+
+    init(plan: any SchemaMigrationPlan.Type, stored: SchemaLayout, target: Schema, location: String) throws {
+        self.target = target
+        self.location = location
+        self.startLayout = stored
+        let versions = plan.schemas
+        func planError(_ problem: String) -> StowageError {
+            StowageError(.invalidSchema, "The migration plan \(plan) \(problem). The store at \(location) was not modified.")
+        }
+        try Self.validate(plan)
+        let identifiers = versions.map { $0.versionIdentifier }
+        let layouts = versions.map { Schema(versionedSchema: $0).layout }
+        guard let start = layouts.firstIndex(of: stored) else {
+            let newest = layouts.last.map { $0.differences(from: stored).joined(separator: "; ") } ?? "the plan has no versions"
+            throw StowageError(
+                .schemaMismatch,
+                "The store at \(location) matches none of the versions of \(plan) (\(identifiers.map(\.description).joined(separator: ", "))); against the newest: \(newest). The store was not modified.")
+        }
+        guard let end = layouts.lastIndex(of: target.layout) ?? identifiers.firstIndex(of: target.version) else {
+            throw planError("does not list the container's schema (version \(target.version)) among its versions")
+        }
+        guard start <= end else {
+            throw StowageError(
+                .schemaMismatch,
+                "The store at \(location) is at version \(identifiers[start]) of \(plan), newer than the container's \(identifiers[end]) (a backward migration); open it with the newer models. The store was not modified.")
+        }
+        var stages: [MigrationStage] = []
+        var current = start
+        while current < end {
+            let from = identifiers[current]
+            let candidates = plan.stages.filter { $0.fromVersion.versionIdentifier == from }
+            guard candidates.count <= 1 else { throw planError("has \(candidates.count) stages from version \(from)") }
+            guard let stage = candidates.first, let next = identifiers.firstIndex(of: stage.toVersion.versionIdentifier) else {
+                throw planError("has no stage from version \(from) to a later version of the plan")
+            }
+            guard next > current else {
+                throw planError("goes back from version \(from) to \(stage.toVersion.versionIdentifier)")
+            }
+            stages.append(stage)
+            current = next
+        }
+        self.stages = stages
+    }
+
+    /// Checks a plan's shape: each version listed once, every stage between versions of the plan and
+    /// forward, one stage from each version but the last.
+    static func validate(_ plan: any SchemaMigrationPlan.Type) throws {
+        func planError(_ problem: String) -> StowageError {
+            StowageError(.invalidSchema, "The migration plan \(plan) \(problem).")
+        }
+        let identifiers = plan.schemas.map { $0.versionIdentifier }
+        if let duplicate = identifiers.first(where: { version in identifiers.filter { $0 == version }.count > 1 }) {
+            throw planError("lists version \(duplicate) more than once")
+        }
+        var starts: Set<Schema.Version> = []
+        for stage in plan.stages {
+            let from = stage.fromVersion.versionIdentifier, to = stage.toVersion.versionIdentifier
+            guard let fromIndex = identifiers.firstIndex(of: from), let toIndex = identifiers.firstIndex(of: to) else {
+                throw planError("has a stage (\(stage)) between versions it does not list in `schemas`")
+            }
+            guard fromIndex < toIndex else { throw planError("has a stage that goes back (\(stage))") }
+            guard starts.insert(from).inserted else { throw planError("has more than one stage from version \(from)") }
+        }
+        for version in identifiers.dropLast() where !starts.contains(version) {
+            throw planError("has no stage from version \(version) (a gap)")
+        }
+    }
+
+    func run(_ db: Database, queue: DatabaseQueue, storeIdentifier: String) throws {
+        var layout = startLayout
+        func context(_ schema: Schema) -> ModelContext {
+            let store = SQLiteStore(schema: schema, migrating: db, queue: queue, identifier: storeIdentifier)
+            return ModelContext(ModelContainer(schema: schema, store: store))
+        }
+        for stage in stages {
+            let from = Schema(versionedSchema: stage.fromVersion)
+            let to = Schema(versionedSchema: stage.toVersion)
+            if case .custom(_, _, let willMigrate?, _) = stage { try willMigrate(context(from)) }
+            try LightweightMigration(from: layout, to: to, location: location).run(db)
+            layout = to.layout
+            if case .custom(_, _, _, let didMigrate?) = stage { try didMigrate(context(to)) }
+        }
+        if layout != target.layout {
+            try LightweightMigration(from: layout, to: target, location: location).run(db)
         }
     }
 }

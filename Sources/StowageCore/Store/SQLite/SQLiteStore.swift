@@ -16,6 +16,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     let writer: any DatabaseWriter
     /// The read connections of a file store; `nil` in memory, where reads use the writer's connection.
     private let readers: SQLiteReaderPool?
+    /// During a migration, the connection whose transaction the migration runs in: every read and
+    /// write of the stage's contexts goes through it, and a save is a savepoint of that transaction.
+    private let migrationConnection: Database?
     private let sqlCache = Locked<[ObjectIdentifier: String]>([:])
     /// Each entity's full-row column list and primary-key lookup prefix (see ``selectSQL(_:)``).
     private let fullRowSQLCache = Locked<[ObjectIdentifier: FullRowSQL]>([:])
@@ -66,8 +69,20 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     ///   `.storeNotFound` when a configuration that cannot save names a missing or empty file,
     ///   `.notADatabase` when the file is not SQLite, `.schemaMismatch` when its tables differ from the
     ///   models. In each case the file is left as it was (or not created).
-    init(schema: Schema, url: URL?, allowsSave: Bool) throws {
+    /// A store over a migration's connection (see ``migrationConnection``), for the contexts of a
+    /// custom migration stage. It lives only inside the migration's transaction.
+    init(schema: Schema, migrating db: Database, queue: DatabaseQueue, identifier: String) {
         self.schema = schema
+        self.path = nil
+        self.writer = queue
+        self.readers = nil
+        self.migrationConnection = db
+        self.identifier = identifier
+    }
+
+    init(schema: Schema, url: URL?, allowsSave: Bool, migrationPlan: (any SchemaMigrationPlan.Type)? = nil) throws {
+        self.schema = schema
+        self.migrationConnection = nil
         let trace = SQLDebug.isTracing ? SQLiteTrace() : nil
         var configuration = Self.configuration(trace: trace)
         if let url {
@@ -84,10 +99,11 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 // already has it); one that cannot is only checked.
                 if allowsSave {
                     do {
-                        try SQLiteMigrator.migrateIfNeeded(path: path, to: schema)
-                    } catch {
+                        try SQLiteMigrator.migrateIfNeeded(path: path, to: schema, plan: migrationPlan)
+                    } catch let error as DatabaseError {
                         throw Self.openError(error, path: path)
                     }
+                    // Other errors are Stowage's own or thrown by a migration stage's code: as they are.
                 }
                 try Self.checkExistingStore(schema, at: path)
             }
@@ -287,6 +303,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         do {
             // One statement is atomic in SQLite: no transaction around it (GRDB's `read` would add
             // BEGIN / PRAGMA schema_version / COMMIT to every fetch).
+            if let db = migrationConnection {
+                return try SQLiteStatement.run(try db.cachedStatement(sql: fragment.sql).sqliteStatement, fragment.arguments, body)
+            }
             if let readers {
                 return try readers.withReader { reader in
                     try SQLiteStatement.run(try reader.statement(fragment.sql), fragment.arguments, body)
@@ -308,39 +327,15 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
 
     func apply(_ changes: ChangeSet) throws -> SaveResult {
         do {
-            return try writer.write { db in
-                for delete in changes.deletes {
-                    try attributing(to: delete.entity) {
-                        try execute(db, deleteSQL(delete.entity), [.integer(delete.primaryKey)])
-                    }
+            if let db = migrationConnection {
+                var result = SaveResult(insertedKeys: [])
+                try db.inSavepoint {
+                    result = try write(changes, db)
+                    return .commit
                 }
-                var updateSQL: [UpdateShape: String] = [:]
-                for update in changes.updates {
-                    try attributing(to: update.entity) { try applyUpdate(update, sqlCache: &updateSQL, db) }
-                }
-                var keys: [Int64] = []
-                keys.reserveCapacity(changes.inserts.count)
-                // Each entity's INSERT statement, looked up once per save rather than once per row.
-                var insertStatements: [ObjectIdentifier: OpaquePointer] = [:]
-                for insert in changes.inserts {
-                    let statement: OpaquePointer
-                    if let cached = insertStatements[ObjectIdentifier(insert.entity)] {
-                        statement = cached
-                    } else {
-                        statement = try db.cachedStatement(sql: insertSQL(insert.entity)).sqliteStatement
-                        insertStatements[ObjectIdentifier(insert.entity)] = statement
-                    }
-                    keys.append(try attributing(to: insert.entity) { try applyInsert(insert, statement, db) })
-                }
-                if !changes.relationshipWrites.isEmpty {
-                    var insertedKeys: [ObjectIdentifier: Int64] = [:]
-                    for (insert, key) in zip(changes.inserts, keys) { insertedKeys[ObjectIdentifier(insert.model)] = key }
-                    for write in changes.relationshipWrites {
-                        try applyRelationshipWrite(write, insertedKeys: insertedKeys, removed: changes.removed, db)
-                    }
-                }
-                return SaveResult(insertedKeys: keys)
+                return result
             }
+            return try writer.write { db in try write(changes, db) }
         } catch var error as StowageError {
             if error.code == .saveFailed || error.code == .constraintViolation || error.code == .saveConflict {
                 error = StowageError(
@@ -353,6 +348,41 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 .saveFailed, "The save failed and nothing was written: \(error.message ?? "\(error)")",
                 sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
         }
+    }
+
+    /// Writes a change set on `db`, inside the transaction (or savepoint) the caller opened.
+    private func write(_ changes: ChangeSet, _ db: Database) throws -> SaveResult {
+        for delete in changes.deletes {
+            try attributing(to: delete.entity) {
+                try execute(db, deleteSQL(delete.entity), [.integer(delete.primaryKey)])
+            }
+        }
+        var updateSQL: [UpdateShape: String] = [:]
+        for update in changes.updates {
+            try attributing(to: update.entity) { try applyUpdate(update, sqlCache: &updateSQL, db) }
+        }
+        var keys: [Int64] = []
+        keys.reserveCapacity(changes.inserts.count)
+        // Each entity's INSERT statement, looked up once per save rather than once per row.
+        var insertStatements: [ObjectIdentifier: OpaquePointer] = [:]
+        for insert in changes.inserts {
+            let statement: OpaquePointer
+            if let cached = insertStatements[ObjectIdentifier(insert.entity)] {
+                statement = cached
+            } else {
+                statement = try db.cachedStatement(sql: insertSQL(insert.entity)).sqliteStatement
+                insertStatements[ObjectIdentifier(insert.entity)] = statement
+            }
+            keys.append(try attributing(to: insert.entity) { try applyInsert(insert, statement, db) })
+        }
+        if !changes.relationshipWrites.isEmpty {
+            var insertedKeys: [ObjectIdentifier: Int64] = [:]
+            for (insert, key) in zip(changes.inserts, keys) { insertedKeys[ObjectIdentifier(insert.model)] = key }
+            for write in changes.relationshipWrites {
+                try applyRelationshipWrite(write, insertedKeys: insertedKeys, removed: changes.removed, db)
+            }
+        }
+        return SaveResult(insertedKeys: keys)
     }
 
     private func applyInsert(_ insert: ChangeSet.Insert, _ statement: OpaquePointer, _ db: Database) throws -> Int64 {
