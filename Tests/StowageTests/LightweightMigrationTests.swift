@@ -377,6 +377,15 @@ struct MigrationPlanTests {
         #expect(try ModelContext(again).fetch(FetchDescriptor<NotesExternal.Note>()).map(\.pages).sorted() == [10, 20, 30])
     }
 
+    @Test func theSeedsSpellingCompilesAndOpens() throws {
+        // Seed 002: `ModelContainer(for: [Budget.self], migrationPlan: Plan.self, ModelConfiguration(for: [Budget.self]))`.
+        let container = try ModelContainer(
+            for: [NotesExternal.Note.self], migrationPlan: NotesPlan.self,
+            ModelConfiguration(for: [NotesExternal.Note.self], isStoredInMemoryOnly: true))
+        #expect(container.migrationPlan == NotesPlan.self)
+        #expect(container.schema.entitiesByName.keys.sorted() == ["Folder", "Note"])
+    }
+
     @Test func aStageThatThrowsLeavesTheStoreAtItsOldVersion() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -50,6 +50,12 @@ public struct ModelConfiguration: Hashable, Identifiable, Sendable {
         self.init(schema: Schema(forTypes), isStoredInMemoryOnly: isStoredInMemoryOnly)
     }
 
+    /// A configuration for the model types in an array, the seed articles' spelling:
+    /// `ModelConfiguration(for: [Budget.self])`.
+    public init(for forTypes: [any PersistentModel.Type], isStoredInMemoryOnly: Bool = false) {
+        self.init(schema: Schema(forTypes), isStoredInMemoryOnly: isStoredInMemoryOnly)
+    }
+
     /// Early SwiftData's spelling of `ModelConfiguration(isStoredInMemoryOnly:)`, used by the seed articles.
     public init(inMemory: Bool) {
         self.init(isStoredInMemoryOnly: inMemory)
