@@ -361,10 +361,10 @@ enum PredicateTranslator {
                 return translate(expression, variable: variable, entity: entity, storeIdentifier: storeIdentifier)
             }
             let translation = PredicateTranslation(filter: template.filter, parameters: parameters, template: template, isComplete: true)
-            assert(
-                translation.filter == translate(expression, variable: variable, entity: entity, storeIdentifier: storeIdentifier).filter
-                    && translation.parameters == translate(expression, variable: variable, entity: entity, storeIdentifier: storeIdentifier).parameters,
-                "Stowage internal error: a cached predicate translation differs from the predicate's own")
+            assert({
+                let fresh = translate(expression, variable: variable, entity: entity, storeIdentifier: storeIdentifier)
+                return translation.filter == fresh.filter && translation.parameters == fresh.parameters
+            }(), "Stowage internal error: a cached predicate translation differs from the predicate's own")
             return translation
         }
         var (translation, trace) = traced(expression, variable: variable, entity: entity, storeIdentifier: storeIdentifier)

@@ -94,7 +94,7 @@ struct PlannedMigration {
         func planError(_ problem: String) -> StowageError {
             StowageError(.invalidSchema, "The migration plan \(plan) \(problem). The store at \(location) was not modified.")
         }
-        try Self.validate(plan)
+        // The plan's shape was checked when the container was created (`validate`).
         let identifiers = versions.map { $0.versionIdentifier }
         let layouts = versions.map { Schema(versionedSchema: $0).layout }
         guard let start = layouts.firstIndex(of: stored) else {
@@ -237,15 +237,25 @@ struct LightweightMigration {
         let oldExternal = Dictionary(previous.externalColumns.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         let actualColumns = Set(try Row.fetchAll(db, sql: "PRAGMA table_info(\(table))").map { $0["name"] as String })
         let rowCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
+        // Where an attribute's values are in the old table (under its name or `originalName`, in a
+        // column or a side table), refused when its stored type changed.
+        func source(of attribute: Schema.Attribute) throws -> (name: String, column: SchemaLayout.Column, isExternal: Bool)? {
+            let names = [attribute.name, attribute.originalName].filter { !$0.isEmpty }
+            guard let name = names.first(where: { oldColumns[$0] != nil || oldExternal[$0] != nil }) else { return nil }
+            let column = oldColumns[name] ?? oldExternal[name]!
+            let type = SchemaLayout.Column(attribute).type
+            guard column.type == type else {
+                throw refusal(entity.name, attribute.name, "\(entity.name).\(attribute.name) was stored as \(column.type) and is now \(type); changing a property's type needs a custom MigrationStage")
+            }
+            return (name, column, oldColumns[name] == nil)
+        }
 
         var targets: [String] = [q(SQLiteSQL.primaryKeyColumn)]
         var sources: [String] = [q(SQLiteSQL.primaryKeyColumn)]
         var arguments: [DatabaseValueConvertible?] = []
         for attribute in entity.columnAttributes {
-            let newColumn = SchemaLayout.Column(attribute)
             targets.append(q(attribute.name))
-            let sourceName = [attribute.name, attribute.originalName].first { !$0.isEmpty && (oldColumns[$0] != nil || oldExternal[$0] != nil) }
-            guard let sourceName else {
+            guard let (sourceName, oldColumn, isExternal) = try source(of: attribute) else {
                 // A new attribute: nil, the declared default, or (on an empty table) nothing to fill.
                 if attribute.isOptional {
                     sources.append("NULL")
@@ -259,11 +269,7 @@ struct LightweightMigration {
                 }
                 continue
             }
-            let oldColumn = oldColumns[sourceName] ?? oldExternal[sourceName]!
-            guard oldColumn.type == newColumn.type else {
-                throw refusal(entity.name, attribute.name, "\(entity.name).\(attribute.name) was stored as \(oldColumn.type) and is now \(newColumn.type); changing a property's type needs a custom MigrationStage")
-            }
-            var source = oldColumns[sourceName] != nil
+            var source = !isExternal
                 ? q(sourceName)
                 : "(SELECT \(q("value")) FROM \(q("\(entity.name)_\(sourceName)")) AS x WHERE x.\(q(SQLiteSQL.primaryKeyColumn)) = \(table).\(q(SQLiteSQL.primaryKeyColumn)))"
             if oldColumn.isOptional && !attribute.isOptional {
@@ -296,18 +302,15 @@ struct LightweightMigration {
         // External storage: values that move out of the row, and side tables that go away.
         for attribute in entity.externalAttributes {
             let side = q("\(entity.name)_\(attribute.name)")
-            let sourceName = [attribute.name, attribute.originalName].first { !$0.isEmpty && (oldColumns[$0] != nil || oldExternal[$0] != nil) }
-            if let sourceName, oldExternal[sourceName] != nil {
+            let old = try source(of: attribute)
+            if let (sourceName, _, isExternal) = old, isExternal {
                 if sourceName != attribute.name {
                     try db.execute(sql: "ALTER TABLE \(q("\(entity.name)_\(sourceName)")) RENAME TO \(side)")
                 }
                 continue
             }
             try db.execute(sql: statements.externalTables[attribute.name]!)
-            if let sourceName, let oldColumn = oldColumns[sourceName] {
-                guard oldColumn.type == SchemaLayout.Column(attribute).type else {
-                    throw refusal(entity.name, attribute.name, "\(entity.name).\(attribute.name) was stored as \(oldColumn.type) and is now \(SchemaLayout.Column(attribute).type); changing a property's type needs a custom MigrationStage")
-                }
+            if let (sourceName, _, _) = old {
                 try db.execute(sql: "INSERT INTO \(side) (\(q(SQLiteSQL.primaryKeyColumn)), \(q("value"))) SELECT \(q(SQLiteSQL.primaryKeyColumn)), \(q(sourceName)) FROM \(table) WHERE \(q(sourceName)) IS NOT NULL")
             }
         }
