@@ -63,7 +63,8 @@ extension Schema {
     }
 
     /// Decides where a relationship's links live. The side with the smaller `Entity.property` name owns
-    /// a shared foreign key or join table, so both sides agree.
+    /// a shared foreign key or join table, so both sides agree; a renamed side counts under its
+    /// `originalName`, so renaming a relationship does not move its links to the other table.
     private static func storage(of relationship: Relationship) -> RelationshipStorage {
         let own = relationship.entity?.name ?? ""
         let other = relationship.destinationEntity?.name ?? ""
@@ -75,7 +76,7 @@ extension Schema {
             return .joinTable(table: "\(own)_\(relationship.name)", ownColumn: ownColumn, otherColumn: otherColumn,
                               ownPosition: "\(relationship.name)_position", otherPosition: "inverse_position")
         }
-        let isOwner = "\(own).\(relationship.name)" <= "\(other).\(inverse.name)"
+        let isOwner = "\(own).\(relationship.originalName)" <= "\(other).\(inverse.originalName)"
         switch (relationship.isToOneRelationship, inverse.isToOneRelationship) {
         case (true, false):
             return .foreignKey(column: "\(relationship.name)_pk", positionColumn: "\(relationship.name)_position")

@@ -205,12 +205,7 @@ struct LightweightMigration {
                 .schemaMismatch,
                 "The store at \(location) holds other models (\(old.keys.sorted().joined(separator: ", "))) than the schema (\(newNames.sorted().joined(separator: ", "))); Stowage does not migrate a store that has no model in common with the schema, as that would delete all of its data. Open it with its own models, or use another URL. The store was not modified.")
         }
-        let oldJoinTables = Set(stored.entities.flatMap { $0.relationships.compactMap(\.joinTableName) })
-        let newJoinTables = SQLiteSchema.joinTableStatements(schema)
-        // Join tables that go away first: they reference entity tables.
-        for table in oldJoinTables where newJoinTables[table] == nil {
-            try db.execute(sql: "DROP TABLE IF EXISTS \(SQLiteSQL.quote(table))")
-        }
+        let joinTables = try plannedJoinTables(old: old)
         for entity in stored.entities where !newNames.contains(entity.name) {
             for column in entity.externalColumns {
                 try db.execute(sql: "DROP TABLE IF EXISTS \(SQLiteSQL.quote("\(entity.name)_\(column.name)"))")
@@ -224,8 +219,92 @@ struct LightweightMigration {
             }
             if SchemaLayout.Entity(entity) != previous { try rebuild(entity, from: previous, db) }
         }
-        for (table, statements) in newJoinTables.sorted(by: { $0.key < $1.key }) where !oldJoinTables.contains(table) {
-            for statement in statements { try db.execute(sql: statement) }
+        try migrateJoinTables(joinTables, db)
+    }
+
+    /// A join table of the schema and where its links come from in the store.
+    private struct PlannedJoinTable {
+        let table: String
+        let statements: [String]
+        /// The relationship whose storage names the table (the owner of the link).
+        let relationship: Schema.Relationship
+        /// The old join table holding the links, its columns listed as the new table's (own, other,
+        /// own position, other position); `nil` for a new relationship.
+        let source: (table: String, columns: [String])?
+        /// Whether the old table is the new one unchanged.
+        var isUnchanged: Bool {
+            guard let source, case .joinTable(let table, let own, let other, let ownPosition, let otherPosition) = relationship.storage else { return false }
+            return source.table == table && source.columns == [own, other, ownPosition, otherPosition]
+        }
+    }
+
+    /// Finds, for each join table of the schema, the old join table its relationship's links were in:
+    /// under the relationship's name or `originalName`, seen from either side (a renamed relationship
+    /// or a renamed inverse changes the table's or its columns' names; an added inverse turns a
+    /// to-many's table into a many-to-many's).
+    private func plannedJoinTables(old: [String: SchemaLayout.Entity]) throws -> [PlannedJoinTable] {
+        let statements = SQLiteSchema.joinTableStatements(schema)
+        var planned: [PlannedJoinTable] = []
+        for entity in schema.entities {
+            for relationship in entity.relationshipList {
+                guard case .joinTable(let table, _, _, _, _) = relationship.storage, let sql = statements[table],
+                      table.hasPrefix(entity.name + "_"), !planned.contains(where: { $0.table == table })
+                else { continue }
+                var source: (String, [String])?
+                if let link = try previousLink(of: relationship, in: old), case .joinTable(let t, let own, let other, let ownPosition, let otherPosition) = link.stored {
+                    source = (t, [own, other, ownPosition, otherPosition])
+                } else if let inverse = relationship.inverse, let link = try previousLink(of: inverse, in: old),
+                          case .joinTable(let t, let own, let other, let ownPosition, let otherPosition) = link.stored {
+                    // Seen from the inverse: its own column is this side's other one.
+                    source = (t, [other, own, otherPosition, ownPosition])
+                }
+                planned.append(PlannedJoinTable(table: table, statements: sql, relationship: relationship, source: source))
+            }
+        }
+        return planned
+    }
+
+    /// The stored link of a relationship that the store already has (under its name or
+    /// `originalName`), refused when it led to another entity.
+    private func previousLink(of relationship: Schema.Relationship, in old: [String: SchemaLayout.Entity]) throws -> SchemaLayout.Link? {
+        guard let entity = relationship.entity, let previous = old[entity.name] else { return nil }
+        let names = [relationship.name, relationship.originalName]
+        guard let link = names.lazy.compactMap({ name in previous.relationships.first { $0.name == name } }).first else { return nil }
+        guard link.destination == relationship.destination else {
+            throw refusal(entity.name, relationship.name, "\(entity.name).\(relationship.name) led to \(link.destination) and now leads to \(relationship.destination); changing a relationship's destination needs a custom MigrationStage")
+        }
+        return link
+    }
+
+    /// Creates the join tables that changed and copies their links from the old ones, then drops the
+    /// old join tables no relationship uses any more. Runs after the entity tables are rebuilt (rows
+    /// keep their primary keys, so the links stay valid).
+    private func migrateJoinTables(_ planned: [PlannedJoinTable], _ db: Database) throws {
+        let q = SQLiteSQL.quote
+        let oldTables = Set(stored.entities.flatMap { $0.relationships.compactMap(\.joinTableName) })
+        let kept = Set(planned.filter(\.isUnchanged).map(\.table))
+        // An old table whose name the new layout reuses with other columns is moved aside first.
+        var moved: [String: String] = [:]
+        for join in planned where !kept.contains(join.table) && oldTables.contains(join.table) {
+            let aside = "_stowage_old_\(join.table)"
+            try db.execute(sql: "ALTER TABLE \(q(join.table)) RENAME TO \(q(aside))")
+            for index in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", arguments: [aside]) {
+                try db.execute(sql: "DROP INDEX \(q(index))")
+            }
+            moved[join.table] = aside
+        }
+        for join in planned.sorted(by: { $0.table < $1.table }) where !kept.contains(join.table) {
+            for statement in join.statements { try db.execute(sql: statement) }
+            guard let source = join.source, case .joinTable(_, let own, let other, let ownPosition, let otherPosition) = join.relationship.storage else { continue }
+            let from = moved[source.table] ?? source.table
+            guard try db.tableExists(from) else { continue }
+            try db.execute(sql: """
+                INSERT INTO \(q(join.table)) (\([own, other, ownPosition, otherPosition].map(q).joined(separator: ", "))) \
+                SELECT \(source.columns.map(q).joined(separator: ", ")) FROM \(q(from))
+                """)
+        }
+        for table in oldTables.subtracting(kept) {
+            try db.execute(sql: "DROP TABLE IF EXISTS \(q(moved[table] ?? table))")
         }
     }
 
@@ -285,11 +364,18 @@ struct LightweightMigration {
             }
             sources.append(source)
         }
+        let old = Dictionary(uniqueKeysWithValues: [(entity.name, previous)])
         for relationship in entity.foreignKeyRelationships {
             guard case .foreignKey(let column, let positionColumn) = relationship.storage else { continue }
-            for name in [column, positionColumn].compactMap({ $0 }) {
+            // The link's old columns: under the relationship's name or `originalName`.
+            var oldColumn: String?, oldPosition: String?
+            if case .foreignKey(let c, let p)? = try previousLink(of: relationship, in: old)?.stored {
+                (oldColumn, oldPosition) = (c, p)
+            }
+            for (name, source) in [(column, oldColumn), (positionColumn, oldPosition)] {
+                guard let name else { continue }
                 targets.append(q(name))
-                sources.append(actualColumns.contains(name) ? q(name) : "NULL")
+                sources.append(source.flatMap { actualColumns.contains($0) ? q($0) : nil } ?? "NULL")
             }
         }
         let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [entity.name])
@@ -354,11 +440,26 @@ struct LightweightMigration {
 }
 
 extension SchemaLayout.Link {
+    /// Where the links were, read back from the recorded storage (see ``SchemaLayout/Link/init(_:)``).
+    var stored: RelationshipStorage {
+        func parts(after prefix: String) -> (head: String, columns: [String])? {
+            guard storage.hasPrefix(prefix), let open = storage.firstIndex(of: "("), let close = storage.firstIndex(of: ")") else { return nil }
+            let head = String(storage[storage.index(storage.startIndex, offsetBy: prefix.count)..<open])
+            return (head, storage[storage.index(after: open)..<close].components(separatedBy: ", "))
+        }
+        if let (_, columns) = parts(after: "foreignKey"), let column = columns.first {
+            return .foreignKey(column: column, positionColumn: columns.count > 1 ? columns[1] : nil)
+        }
+        if let (table, columns) = parts(after: "joinTable "), columns.count == 4 {
+            return .joinTable(table: table, ownColumn: columns[0], otherColumn: columns[1], ownPosition: columns[2], otherPosition: columns[3])
+        }
+        return .inverseForeignKey
+    }
+
     /// The join table of a many-to-many relationship, from its recorded storage.
     var joinTableName: String? {
-        guard storage.hasPrefix("joinTable ") else { return nil }
-        let rest = storage.dropFirst("joinTable ".count)
-        return rest.split(separator: "(", maxSplits: 1).first.map(String.init)
+        if case .joinTable(let table, _, _, _, _) = stored { return table }
+        return nil
     }
 }
 
