@@ -101,7 +101,7 @@ struct StrictModeTests {
         let error = try #require(throws: StowageError.self) {
             try fixture.numbers(#Predicate { _ in true }, sortBy: [SortDescriptor(\.status.rawValue)])
         }
-        #expect(error.code == .unsupportedPredicate, "\(error)")
+        #expect(error.code == .unsupportedSortDescriptor && error == SwiftDataError.unsupportedSortDescriptor, "\(error)")
         #expect(error.entityName == "Item")
         #expect(error.message.hasPrefix("The sort "))
         #expect(error.message.hasSuffix(

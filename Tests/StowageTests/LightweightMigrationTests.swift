@@ -412,7 +412,7 @@ struct MigrationPlanTests {
         let backward = try #require(throws: StowageError.self) {
             _ = try ModelContainer(for: Schema(versionedSchema: NotesV1.self), migrationPlan: NotesPlan.self, configurations: ModelConfiguration(url: url))
         }
-        #expect(backward.message.contains("backward migration"), "\(backward.message)")
+        #expect(backward.code == .backwardMigration && backward.message.contains("backward migration"), "\(backward.message)")
         let duplicated = try #require(throws: StowageError.self) {
             _ = try ModelContainer(for: Schema(versionedSchema: NotesStricter.self), migrationPlan: DuplicatedVersionsPlan.self, configurations: ModelConfiguration(url: url))
         }
@@ -424,6 +424,6 @@ struct MigrationPlanTests {
         let unknown = try #require(throws: StowageError.self) {
             _ = try ModelContainer(for: Schema(versionedSchema: NotesExternal.self), migrationPlan: NotesPlan.self, configurations: ModelConfiguration(url: other))
         }
-        #expect(unknown.message.contains("matches none of the versions"), "\(unknown.message)")
+        #expect(unknown.code == .unknownDataStoreSchema && unknown.message.contains("matches none of the versions"), "\(unknown.message)")
     }
 }

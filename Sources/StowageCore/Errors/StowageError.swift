@@ -10,7 +10,23 @@ import Foundation
 ///     print(error.message, error.entityName ?? "")
 /// }
 /// ```
-public struct StowageError: Error, CustomStringConvertible, @unchecked Sendable {
+///
+/// It is also SwiftData's `SwiftDataError` (``SwiftDataError`` is another name for it): code written
+/// against SwiftData catches it and compares it with SwiftData's static members, and equality is
+/// SwiftData's — two errors are equal when they are the same `SwiftDataError` case, whatever their
+/// messages. Each ``code`` belongs to one case (``Code/swiftDataCode``); several of Stowage's finer
+/// codes belong to `.loadIssueModelContainer`, as SwiftData reports every failure to open a store so.
+///
+/// ```swift
+/// do {
+///     container = try ModelContainer(for: schema, migrationPlan: Plan.self, configurations: configuration)
+/// } catch SwiftDataError.backwardMigration {
+///     // a newer version of the app wrote this store
+/// } catch let error as SwiftDataError where error == .loadIssueModelContainer {
+///     print(error.message)   // Stowage's detailed explanation
+/// }
+/// ```
+public struct StowageError: Error, CustomStringConvertible, Hashable, @unchecked Sendable {
     // @unchecked Sendable: `underlying` is an immutable `any Error` captured at the throw site.
 
     /// What went wrong. An open set of codes: match the ones you handle, treat others generically.
@@ -60,6 +76,56 @@ public struct StowageError: Error, CustomStringConvertible, @unchecked Sendable 
         public static let invalidSchema = Code("invalidSchema")
         /// No model exists for an identifier.
         public static let modelNotFound = Code("modelNotFound")
+
+        // SwiftData's own cases (see ``SwiftDataError``), thrown as they are where Stowage has no finer code.
+
+        /// A store cannot be opened: SwiftData's case for every such failure.
+        public static let loadIssueModelContainer = Code("loadIssueModelContainer")
+        /// The store was written by a newer version of the models than the container's (a migration
+        /// plan lists the store's version after the container's).
+        public static let backwardMigration = Code("backwardMigration")
+        /// The container's schema is not one of its migration plan's versions.
+        public static let unknownSchema = Code("unknownSchema")
+        /// The store matches none of the migration plan's versions.
+        public static let unknownDataStoreSchema = Code("unknownDataStoreSchema")
+        /// A sort that cannot run in SQL, in strict mode.
+        public static let unsupportedSortDescriptor = Code("unsupportedSortDescriptor")
+        /// A key path that cannot be used in a query.
+        public static let unsupportedKeyPath = Code("unsupportedKeyPath")
+        /// A fetch asked for pending changes and a batch size together.
+        public static let includePendingChangesWithBatchSize = Code("includePendingChangesWithBatchSize")
+        /// A fetch of identifiers that includes pending changes cannot be sorted.
+        public static let sortingPendingChangesWithIdentifiers = Code("sortingPendingChangesWithIdentifiers")
+        /// A history token older than the history kept.
+        public static let historyTokenExpired = Code("historyTokenExpired")
+        /// A history fetch that cannot be run.
+        public static let invalidTransactionFetchRequest = Code("invalidTransactionFetchRequest")
+        /// A configuration's name holds characters a file name cannot.
+        public static let configurationFileNameContainsInvalidCharacters = Code("configurationFileNameContainsInvalidCharacters")
+        /// A configuration's name is too long for a file name.
+        public static let configurationFileNameTooLong = Code("configurationFileNameTooLong")
+        /// A configuration's schema has a model the container's schema does not.
+        public static let configurationSchemaNotFoundInContainerSchema = Code("configurationSchemaNotFoundInContainerSchema")
+        /// Two configurations of a container have the same name or store the same model.
+        public static let duplicateConfiguration = Code("duplicateConfiguration")
+        /// A save breaks a constraint of the models (uniqueness, a required value, a relationship's
+        /// count, a `.deny` delete rule).
+        public static let modelValidationFailure = Code("modelValidationFailure")
+        /// A model that belongs to no context is used where one is needed.
+        public static let missingModelContext = Code("missingModelContext")
+
+        /// The `SwiftDataError` case this code belongs to: SwiftData's own codes are their own case;
+        /// Stowage's finer codes map to the case SwiftData reports in their place
+        /// (`.storeOpenFailed`, `.storeNotFound`, `.notADatabase`, `.schemaMismatch` and `.invalidSchema`
+        /// to `.loadIssueModelContainer`; `.constraintViolation`, `.relationshipCount` and
+        /// `.deleteDenied` to `.modelValidationFailure`); a code SwiftData has no case for is its own.
+        public var swiftDataCode: Code {
+            switch self {
+            case .storeOpenFailed, .storeNotFound, .notADatabase, .schemaMismatch, .invalidSchema: .loadIssueModelContainer
+            case .constraintViolation, .relationshipCount, .deleteDenied: .modelValidationFailure
+            default: self
+            }
+        }
     }
 
     /// What went wrong.
@@ -92,7 +158,8 @@ public struct StowageError: Error, CustomStringConvertible, @unchecked Sendable 
     }
 
     public var description: String {
-        var parts = ["StowageError.\(code): \(message)"]
+        let swiftData = code.swiftDataCode == code ? "" : " (SwiftDataError.\(code.swiftDataCode))"
+        var parts = ["StowageError.\(code)\(swiftData): \(message)"]
         if let entityName { parts.append("entity: \(entityName)") }
         if let propertyName { parts.append("property: \(propertyName)") }
         if let sqliteCode { parts.append("SQLite code: \(sqliteCode)") }
@@ -103,4 +170,75 @@ public struct StowageError: Error, CustomStringConvertible, @unchecked Sendable 
 
 extension StowageError: LocalizedError {
     public var errorDescription: String? { description }
+}
+
+// MARK: - SwiftDataError
+
+/// SwiftData's error type: in Stowage, another name for ``StowageError``, so `catch let error as
+/// SwiftDataError`, `error == .backwardMigration` and `catch SwiftDataError.unsupportedPredicate` work
+/// as they do with SwiftData, with Stowage's detailed ``StowageError/message`` still at hand.
+public typealias SwiftDataError = StowageError
+
+extension StowageError {
+    /// Equal when both are the same `SwiftDataError` case (``Code/swiftDataCode``), as SwiftData compares
+    /// its errors; compare ``code`` to tell Stowage's finer kinds apart.
+    public static func == (lhs: StowageError, rhs: StowageError) -> Bool {
+        lhs.code.swiftDataCode == rhs.code.swiftDataCode
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code.swiftDataCode)
+    }
+
+    /// Matches an error that is this `SwiftDataError` case: `catch SwiftDataError.backwardMigration`.
+    public static func ~= (lhs: StowageError, rhs: any Error) -> Bool {
+        (rhs as? StowageError).map { $0 == lhs } ?? false
+    }
+
+    private init(swiftData code: Code) {
+        self.init(code, "SwiftDataError.\(code)")
+    }
+
+    // SwiftData's static members, grouped as its documentation groups them.
+
+    // Fetch errors
+    /// SwiftData's `SwiftDataError.includePendingChangesWithBatchSize` (``Code/includePendingChangesWithBatchSize``), to compare thrown errors with.
+    public static let includePendingChangesWithBatchSize = StowageError(swiftData: .includePendingChangesWithBatchSize)
+    /// SwiftData's `SwiftDataError.sortingPendingChangesWithIdentifiers` (``Code/sortingPendingChangesWithIdentifiers``), to compare thrown errors with.
+    public static let sortingPendingChangesWithIdentifiers = StowageError(swiftData: .sortingPendingChangesWithIdentifiers)
+    /// SwiftData's `SwiftDataError.unsupportedKeyPath` (``Code/unsupportedKeyPath``), to compare thrown errors with.
+    public static let unsupportedKeyPath = StowageError(swiftData: .unsupportedKeyPath)
+    /// SwiftData's `SwiftDataError.unsupportedPredicate` (``Code/unsupportedPredicate``), to compare thrown errors with.
+    public static let unsupportedPredicate = StowageError(swiftData: .unsupportedPredicate)
+    /// SwiftData's `SwiftDataError.unsupportedSortDescriptor` (``Code/unsupportedSortDescriptor``), to compare thrown errors with.
+    public static let unsupportedSortDescriptor = StowageError(swiftData: .unsupportedSortDescriptor)
+    /// SwiftData's `SwiftDataError.historyTokenExpired` (``Code/historyTokenExpired``), to compare thrown errors with.
+    public static let historyTokenExpired = StowageError(swiftData: .historyTokenExpired)
+    /// SwiftData's `SwiftDataError.invalidTransactionFetchRequest` (``Code/invalidTransactionFetchRequest``), to compare thrown errors with.
+    public static let invalidTransactionFetchRequest = StowageError(swiftData: .invalidTransactionFetchRequest)
+    // Configuration errors
+    /// SwiftData's `SwiftDataError.configurationFileNameContainsInvalidCharacters` (``Code/configurationFileNameContainsInvalidCharacters``), to compare thrown errors with.
+    public static let configurationFileNameContainsInvalidCharacters = StowageError(swiftData: .configurationFileNameContainsInvalidCharacters)
+    /// SwiftData's `SwiftDataError.configurationFileNameTooLong` (``Code/configurationFileNameTooLong``), to compare thrown errors with.
+    public static let configurationFileNameTooLong = StowageError(swiftData: .configurationFileNameTooLong)
+    /// SwiftData's `SwiftDataError.configurationSchemaNotFoundInContainerSchema` (``Code/configurationSchemaNotFoundInContainerSchema``), to compare thrown errors with.
+    public static let configurationSchemaNotFoundInContainerSchema = StowageError(swiftData: .configurationSchemaNotFoundInContainerSchema)
+    /// SwiftData's `SwiftDataError.duplicateConfiguration` (``Code/duplicateConfiguration``), to compare thrown errors with.
+    public static let duplicateConfiguration = StowageError(swiftData: .duplicateConfiguration)
+    // Container errors
+    /// SwiftData's `SwiftDataError.loadIssueModelContainer` (``Code/loadIssueModelContainer``), to compare thrown errors with.
+    public static let loadIssueModelContainer = StowageError(swiftData: .loadIssueModelContainer)
+    // Context errors
+    /// SwiftData's `SwiftDataError.modelValidationFailure` (``Code/modelValidationFailure``), to compare thrown errors with.
+    public static let modelValidationFailure = StowageError(swiftData: .modelValidationFailure)
+    /// SwiftData's `SwiftDataError.missingModelContext` (``Code/missingModelContext``), to compare thrown errors with.
+    public static let missingModelContext = StowageError(swiftData: .missingModelContext)
+    // Migration errors
+    /// SwiftData's `SwiftDataError.backwardMigration` (``Code/backwardMigration``), to compare thrown errors with.
+    public static let backwardMigration = StowageError(swiftData: .backwardMigration)
+    /// SwiftData's `SwiftDataError.unknownSchema` (``Code/unknownSchema``), to compare thrown errors with.
+    public static let unknownSchema = StowageError(swiftData: .unknownSchema)
+    // Schema errors
+    /// SwiftData's `SwiftDataError.unknownDataStoreSchema` (``Code/unknownDataStoreSchema``), to compare thrown errors with.
+    public static let unknownDataStoreSchema = StowageError(swiftData: .unknownDataStoreSchema)
 }

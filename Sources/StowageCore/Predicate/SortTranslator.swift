@@ -5,7 +5,7 @@ enum SortTranslator {
     /// The ORDER BY terms, or `nil` when a descriptor cannot be sorted in SQL (the fetch then sorts in
     /// Swift with Foundation's `SortDescriptor`, or throws in strict mode).
     ///
-    /// - Throws: ``StowageError`` with code ``StowageError/Code/unsupportedPredicate`` in strict mode.
+    /// - Throws: ``StowageError`` with code ``StowageError/Code/unsupportedSortDescriptor`` in strict mode.
     static func translate<T: PersistentModel>(_ descriptors: [SortDescriptor<T>], entity: Schema.Entity, strict: Bool) throws -> [QuerySortTerm]? {
         var terms: [QuerySortTerm] = []
         for descriptor in descriptors {
@@ -22,7 +22,7 @@ enum SortTranslator {
             }
             if let problem {
                 let message = "The sort \(descriptor.keyPath.map { "\($0)" } ?? "") cannot run in SQL: \(problem)"
-                if strict { throw StowageError(.unsupportedPredicate, message + ".", entityName: entity.name) }
+                if strict { throw StowageError(.unsupportedSortDescriptor, message + ".", entityName: entity.name) }
                 PredicateTranslator.logger.warning("\(message); Stowage sorts in Swift.", metadata: ["entity": "\(entity.name)"])
                 return nil
             }

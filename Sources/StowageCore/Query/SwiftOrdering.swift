@@ -64,7 +64,7 @@ enum SwiftOrdering {
             // Related models are loaded with all their columns; one fetched partially sorts as NULL.
             return attribute.accessor.isLoaded(current) ? try attribute.accessor.read(current) : .null
         default:
-            throw StowageError(.unsupportedPredicate, "Stowage cannot sort unsaved models by this expression in Swift.")
+            throw StowageError(.unsupportedSortDescriptor, "Stowage cannot sort unsaved models by this expression in Swift.")
         }
     }
 

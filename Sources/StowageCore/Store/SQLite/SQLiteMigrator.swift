@@ -100,15 +100,17 @@ struct PlannedMigration {
         guard let start = layouts.firstIndex(of: stored) else {
             let newest = layouts.last.map { $0.differences(from: stored).joined(separator: "; ") } ?? "the plan has no versions"
             throw StowageError(
-                .schemaMismatch,
+                .unknownDataStoreSchema,
                 "The store at \(location) matches none of the versions of \(plan) (\(identifiers.map(\.description).joined(separator: ", "))); against the newest: \(newest). The store was not modified.")
         }
         guard let end = layouts.lastIndex(of: target.layout) ?? identifiers.firstIndex(of: target.version) else {
-            throw planError("does not list the container's schema (version \(target.version)) among its versions")
+            throw StowageError(
+                .unknownSchema,
+                "The migration plan \(plan) does not list the container's schema (version \(target.version)) among its versions. The store at \(location) was not modified.")
         }
         guard start <= end else {
             throw StowageError(
-                .schemaMismatch,
+                .backwardMigration,
                 "The store at \(location) is at version \(identifiers[start]) of \(plan), newer than the container's \(identifiers[end]) (a backward migration); open it with the newer models. The store was not modified.")
         }
         var stages: [MigrationStage] = []
