@@ -219,7 +219,7 @@ import Testing
 
     @Test func errorsDescribeThemselves() {
         let error = StowageError(.constraintViolation, "UNIQUE constraint failed: Tag.code", entityName: "Tag", sql: "UPDATE", sqliteCode: 2067)
-        #expect(error.description == "StowageError.constraintViolation: UNIQUE constraint failed: Tag.code; entity: Tag; SQLite code: 2067; SQL: UPDATE")
+        #expect(error.description == "StowageError.constraintViolation (SwiftDataError.modelValidationFailure): UNIQUE constraint failed: Tag.code; entity: Tag; SQLite code: 2067; SQL: UPDATE")
         #expect(error.localizedDescription == error.description)
         #expect(StowageError.Code("custom") == StowageError.Code("custom"))
     }

@@ -427,3 +427,62 @@ struct MigrationPlanTests {
         #expect(unknown.code == .unknownDataStoreSchema && unknown.message.contains("matches none of the versions"), "\(unknown.message)")
     }
 }
+
+@Suite("Migration status")
+struct MigrationStatusTests {
+    /// The store's bytes and the names of the files beside it.
+    private func snapshot(_ url: URL) throws -> (Data, [String]) {
+        let directory = url.deletingLastPathComponent()
+        return (try Data(contentsOf: url), try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted())
+    }
+
+    @Test func reportsTheStoresVersionAndTheStagesWithoutChangingTheFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file()
+        let target = Schema(versionedSchema: NotesStricter.self)
+        let configuration = ModelConfiguration(url: url)
+
+        let none = try ModelContainer.migrationStatus(for: target, migrationPlan: NotesPlan.self, configuration: configuration)
+        #expect(none.state == .noStore && none.stages.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: url.path), "status does not create the store")
+
+        do {
+            let context = ModelContext(try ModelContainer(for: NotesV1.Note.self, configurations: configuration))
+            for title in ["a", "a", "b"] { context.insert(NotesV1.Note(title: title)) }
+            try context.save()
+        }
+        let before = try snapshot(url)
+        let status = try ModelContainer.migrationStatus(for: target, migrationPlan: NotesPlan.self, configuration: configuration)
+        #expect(status.state == .needsMigration)
+        #expect(status.storeVersion == Schema.Version(1, 0, 0) && status.targetVersion == Schema.Version(2, 0, 0))
+        #expect(status.stages.map { $0.toVersion.versionIdentifier } == [Schema.Version(2, 0, 0)])
+        #expect(status.changes.contains { $0.contains("uniqueness") }, "\(status.changes)")
+        #expect("\(status)".contains("1 stage"), "\(status)")
+        let after = try snapshot(url)
+        #expect(after.0 == before.0 && after.1 == before.1, "the file and its directory are unchanged: \(after.1)")
+
+        // Without a plan: the lightweight change, from the version the store recorded.
+        let lightweight = try ModelContainer.migrationStatus(for: Schema([NotesAdded.Note.self]), configuration: configuration)
+        #expect(lightweight.state == .needsMigration && lightweight.stages.isEmpty && lightweight.storeVersion == nil)
+        #expect(lightweight.changes.contains { $0.contains("Note.author") }, "\(lightweight.changes)")
+
+        _ = try ModelContainer(for: target, migrationPlan: NotesPlan.self, configurations: configuration)
+        let migrated = try ModelContainer.migrationStatus(for: target, migrationPlan: NotesPlan.self, configuration: configuration)
+        #expect(migrated.state == .upToDate && migrated.storeVersion == Schema.Version(2, 0, 0) && migrated.stages.isEmpty)
+
+        // What opening refuses, the status refuses, untouched.
+        let newer = try snapshot(url)
+        #expect(throws: SwiftDataError.backwardMigration) {
+            _ = try ModelContainer.migrationStatus(for: Schema(versionedSchema: NotesV1.self), migrationPlan: NotesPlan.self, configuration: configuration)
+        }
+        let unchanged = try snapshot(url)
+        #expect(unchanged.0 == newer.0 && unchanged.1 == newer.1)
+
+        let foreign = directory.file("foreign.sqlite")
+        try DatabaseQueue(path: foreign.path).write { try $0.execute(sql: "CREATE TABLE t (x)") }
+        #expect(throws: SwiftDataError.loadIssueModelContainer) {
+            _ = try ModelContainer.migrationStatus(for: target, configuration: ModelConfiguration(url: foreign))
+        }
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Brings an existing store from the layout it recorded (``SchemaLayout``) to a schema's, in one
 /// transaction: the store is at its old layout or at its new one, never in between.
@@ -50,6 +51,74 @@ enum SQLiteMigrator {
         }
     }
 
+    /// What opening the store at `path` with `schema` and `plan` would do, read without changing the
+    /// file (a read-only connection): throws what opening would throw for a backward, unknown or
+    /// foreign store.
+    static func status(path: String, url: URL, schema: Schema, plan: (any SchemaMigrationPlan.Type)?) throws -> MigrationStatus {
+        func status(_ state: MigrationStatus.State, recorded: Schema.Version? = nil, at version: Schema.Version? = nil,
+                    stages: [MigrationStage] = [], changes: [String] = []) -> MigrationStatus {
+            MigrationStatus(url: url, state: state, recordedVersion: recorded, storeVersion: version,
+                            targetVersion: schema.version, stages: stages, changes: changes)
+        }
+        if let plan { try PlannedMigration.validate(plan) }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        guard let size, size > 0 else { return status(.noStore) }
+        let (tables, metadata) = try readMetadata(path: path)
+        let recorded = metadata["schema_version"].flatMap(Schema.Version.init(parsing:))
+        guard let stored = try SQLiteSchema.storedLayout(tables: tables, metadata: metadata, location: path) else {
+            return status(.noStore)
+        }
+        let changes = schema.layout.differences(from: stored)
+        guard let plan else {
+            return status(changes.isEmpty ? .upToDate : .needsMigration, recorded: recorded, changes: changes)
+        }
+        let planned = try PlannedMigration(plan: plan, stored: stored, target: schema, location: path)
+        return status(changes.isEmpty ? .upToDate : .needsMigration, recorded: recorded, at: planned.startVersion,
+                      stages: changes.isEmpty ? [] : planned.stages, changes: changes)
+    }
+
+    /// The names of a store's tables and its metadata, read through a connection of its own that
+    /// creates no file: read-only, and, when no write-ahead log is beside the store (no connection has
+    /// it open, nothing is waiting to be checkpointed), as an immutable file, which SQLite reads without
+    /// creating the `-wal` and `-shm` files a read-only connection to a WAL database otherwise makes.
+    private static func readMetadata(path: String) throws -> (tables: [String], metadata: [String: String]) {
+        var components = URLComponents()
+        components.scheme = "file"
+        components.path = path
+        if !FileManager.default.fileExists(atPath: path + "-wal") {
+            components.queryItems = [URLQueryItem(name: "immutable", value: "1")]
+        }
+        var connection: OpaquePointer?
+        defer { sqlite3_close_v2(connection) }
+        func failure(_ code: Int32) -> StowageError {
+            let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "code \(code)"
+            guard code & 0xff == SQLITE_NOTADB || code & 0xff == SQLITE_CORRUPT else {
+                return StowageError(.storeOpenFailed, "Cannot read the store at \(path): \(message)", sqliteCode: code)
+            }
+            return StowageError(.notADatabase, "The file \(path) is not a valid SQLite database (\(message)). Stowage did not modify it.", sqliteCode: code)
+        }
+        let opened = sqlite3_open_v2(components.string ?? path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil)
+        guard opened == SQLITE_OK, let connection else { throw failure(opened) }
+        sqlite3_extended_result_codes(connection, 1)
+        func rows(_ sql: String) throws -> [[String]] {
+            var statement: OpaquePointer?
+            defer { sqlite3_finalize(statement) }
+            let prepared = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
+            guard prepared == SQLITE_OK, let statement else { throw failure(prepared) }
+            var result: [[String]] = []
+            while true {
+                let code = sqlite3_step(statement)
+                if code == SQLITE_DONE { return result }
+                guard code == SQLITE_ROW else { throw failure(code) }
+                result.append((0..<sqlite3_column_count(statement)).map { SQLiteStatement.text(of: sqlite3_column_value(statement, $0)) })
+            }
+        }
+        let tables = try rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { $0[0] }
+        guard tables.contains(SQLiteSQL.metadataTable) else { return (tables, [:]) }
+        let metadata = try rows("SELECT \"key\", \"value\" FROM \(SQLiteSQL.quote(SQLiteSQL.metadataTable))")
+        return (tables, Dictionary(metadata.map { ($0[0], $0[1]) }, uniquingKeysWith: { first, _ in first }))
+    }
+
     /// The layout a store recorded, or `nil` when it has none to migrate from (a new or foreign file:
     /// opening it reports that).
     static func storedLayout(_ reader: any DatabaseReader) throws -> SchemaLayout? {
@@ -82,6 +151,8 @@ enum SQLiteMigrator {
 /// The stages of a ``SchemaMigrationPlan`` that take a store from the version it is at to a schema.
 struct PlannedMigration {
     let stages: [MigrationStage]
+    /// The plan's version the store is at.
+    let startVersion: Schema.Version
     let startLayout: SchemaLayout
     let target: Schema
     let location: String
@@ -113,6 +184,7 @@ struct PlannedMigration {
                 .backwardMigration,
                 "The store at \(location) is at version \(identifiers[start]) of \(plan), newer than the container's \(identifiers[end]) (a backward migration); open it with the newer models. The store was not modified.")
         }
+        startVersion = identifiers[start]
         var stages: [MigrationStage] = []
         var current = start
         while current < end {

@@ -150,36 +150,50 @@ enum SQLiteSchema {
     /// - Returns: the store's identifier, or `nil` for a store with no tables yet.
     /// - Throws: ``StowageError`` `.schemaMismatch` naming the differences.
     static func existingIdentifier(_ schema: Schema, in reader: any DatabaseReader, path: String?) throws -> String? {
-        let meta = SQLiteSQL.quote(SQLiteSQL.metadataTable)
-        let tables = try reader.read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        let (tables, metadata) = try reader.read { db in
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            guard tables.contains(metadataTable) else { return (tables, [String: String]()) }
+            let metadata = try Dictionary(Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(SQLiteSQL.quote(metadataTable))").map {
+                ($0["key"] as String, $0["value"] as String)
+            }, uniquingKeysWith: { first, _ in first })
+            return (tables, metadata)
         }
+        guard let stored = try storedLayout(tables: tables, metadata: metadata, location: path ?? "in memory") else { return nil }
+        return try identifier(schema, stored: stored, metadata: metadata, location: path ?? "in memory")
+    }
+
+    private static let metadataTable = SQLiteSQL.metadataTable
+
+    /// The layout a store recorded, from its tables' names and its metadata; `nil` for a store with no
+    /// tables yet.
+    /// - Throws: ``StowageError`` `.schemaMismatch` for tables Stowage did not create, or a layout it
+    ///   cannot read.
+    static func storedLayout(tables: [String], metadata: [String: String], location: String) throws -> SchemaLayout? {
         if tables.isEmpty { return nil }
-        let location = path ?? "in memory"
-        guard tables.contains(SQLiteSQL.metadataTable) else {
+        guard tables.contains(metadataTable) else {
             throw StowageError(
                 .schemaMismatch,
                 "The store at \(location) has tables (\(tables.sorted().joined(separator: ", "))) but was not created by Stowage. Open it with a new URL, or remove the file.")
         }
-        let metadata = try reader.read { db in
-            try Dictionary(Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(meta)").map {
-                ($0["key"] as String, $0["value"] as String)
-            }, uniquingKeysWith: { first, _ in first })
-        }
-        func mismatch(_ detail: String) -> StowageError {
-            StowageError(
-                .schemaMismatch,
-                "The store at \(location) (schema \(metadata["schema_version"] ?? "?")) does not match the models: \(detail). The store was not modified.")
-        }
         guard let json = metadata["schema_layout"] else {
-            throw mismatch("it was created by an earlier version of Stowage, which did not record the layout of its tables")
+            throw mismatch(location, metadata, "it was created by an earlier version of Stowage, which did not record the layout of its tables")
         }
-        let stored: SchemaLayout
         do {
-            stored = try SchemaLayout(json: json)
+            return try SchemaLayout(json: json)
         } catch {
-            throw mismatch("the layout it recorded cannot be read (\(error))")
+            throw mismatch(location, metadata, "the layout it recorded cannot be read (\(error))")
         }
+    }
+
+    private static func mismatch(_ location: String, _ metadata: [String: String], _ detail: String) -> StowageError {
+        StowageError(
+            .schemaMismatch,
+            "The store at \(location) (schema \(metadata["schema_version"] ?? "?")) does not match the models: \(detail). The store was not modified.")
+    }
+
+    /// The identifier of a store whose recorded layout is the schema's.
+    private static func identifier(_ schema: Schema, stored: SchemaLayout, metadata: [String: String], location: String) throws -> String {
+        func mismatch(_ detail: String) -> StowageError { Self.mismatch(location, metadata, detail) }
         let differences = schema.layout.differences(from: stored)
         guard differences.isEmpty else {
             // Reached when the store was opened without saving: a configuration that can save migrates

@@ -220,7 +220,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         }
     }
 
-    private static func openError(_ error: any Error, path: String) -> StowageError {
+    static func openError(_ error: any Error, path: String) -> StowageError {
         if let error = error as? StowageError { return error }
         if let error = error as? DatabaseError {
             let reason = error.message ?? "\(error)"
