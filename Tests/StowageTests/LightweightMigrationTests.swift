@@ -306,6 +306,55 @@ extension NotesExternal: VersionedSchema {
 }
 
 /// V1 → V2 (titles made unique after `willMigrate` renames duplicates, `didMigrate` counts pages) → V3.
+/// V1 with unique titles and nothing else changed.
+enum NotesUniqueTitles {
+    @Model final class Note {
+        @Attribute(.unique) var title: String
+        var body: String?
+        var pages: Int
+        init(title: String, pages: Int) {
+            self.title = title
+            self.pages = pages
+        }
+    }
+}
+
+/// Versions named with SwiftData's beta spelling, a text.
+enum TextNamedV1: VersionedSchema {
+    static let versionIdentifier: String? = "Titles may repeat"
+    static var models: [any PersistentModel.Type] { [NotesV1.Note.self] }
+}
+
+enum TextNamedV2: VersionedSchema {
+    static let versionIdentifier: String? = "Titles are unique"
+    static var models: [any PersistentModel.Type] { [NotesUniqueTitles.Note.self] }
+}
+
+/// A version that names itself neither way.
+enum UnnamedVersion: VersionedSchema {
+    static var models: [any PersistentModel.Type] { [NotesStricter.Note.self] }
+}
+
+/// The seed's plan shape: `willMigrate` (on version 1's tables) fetches version 2's class.
+enum TextNamedPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [TextNamedV1.self, TextNamedV2.self] }
+    static var stages: [MigrationStage] {
+        [.custom(fromVersion: TextNamedV1.self, toVersion: TextNamedV2.self, willMigrate: { context in
+            var seen = Set<String>()
+            for note in try context.fetch(FetchDescriptor<NotesUniqueTitles.Note>(sortBy: [SortDescriptor(\.pages)]))
+            where !seen.insert(note.title).inserted {
+                note.title += " (\(note.pages))"
+            }
+            try context.save()
+        }, didMigrate: nil)]
+    }
+}
+
+enum UnnamedPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [TextNamedV1.self, UnnamedVersion.self] }
+    static var stages: [MigrationStage] { [.lightweight(fromVersion: TextNamedV1.self, toVersion: UnnamedVersion.self)] }
+}
+
 enum NotesPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [NotesV1.self, NotesStricter.self, NotesExternal.self] }
     static var stages: [MigrationStage] {
@@ -375,6 +424,32 @@ struct MigrationPlanTests {
         let again = try ModelContainer(
             for: Schema(versionedSchema: NotesExternal.self), migrationPlan: NotesPlan.self, configurations: ModelConfiguration(url: url))
         #expect(try ModelContext(again).fetch(FetchDescriptor<NotesExternal.Note>()).map(\.pages).sorted() == [10, 20, 30])
+    }
+
+    @Test func versionsNamedByATextMigrateAndAStageMayUseTheNextVersionsClass() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file()
+        try makeV1Store(at: url)  // titles a, b, a
+        let status = try ModelContainer.migrationStatus(
+            for: Schema(versionedSchema: TextNamedV2.self), migrationPlan: TextNamedPlan.self, configuration: ModelConfiguration(url: url))
+        #expect(status.storeVersionName == "Titles may repeat" && status.stages.count == 1)
+        #expect(status.stages.first?.description == "custom \"Titles may repeat\" → \"Titles are unique\"")
+
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: TextNamedV2.self), migrationPlan: TextNamedPlan.self, configurations: ModelConfiguration(url: url))
+        let titles = try ModelContext(container).fetch(FetchDescriptor<NotesUniqueTitles.Note>(sortBy: [SortDescriptor(\.pages)])).map(\.title)
+        #expect(titles == ["a", "b", "a (3)"])
+
+        // A class of another version that stores other properties is refused, saying so.
+        let context = ModelContext(try ModelContainer(for: NotesV1.Note.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let other = try #require(throws: SwiftDataError.self) { try context.fetch(FetchDescriptor<NotesStricter.Note>()) }
+        #expect(other.code == .unknownModelType && other.message.contains("another version's class"), "\(other.message)")
+
+        let unnamed = try #require(throws: SwiftDataError.self) {
+            _ = try ModelContainer(for: Schema(versionedSchema: NotesStricter.self), migrationPlan: UnnamedPlan.self, configurations: ModelConfiguration(url: url))
+        }
+        #expect(unnamed.message.contains("declares no versionIdentifier"), "\(unnamed.message)")
     }
 
     @Test func theSeedsSpellingCompilesAndOpens() throws {

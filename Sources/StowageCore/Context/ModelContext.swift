@@ -88,13 +88,23 @@ public final class ModelContext {
     public var deletedModelsArray: [any PersistentModel] { deleted.models }
 
     func entity<T: PersistentModel>(for type: T.Type) throws -> Schema.Entity {
-        guard let entity = schema.entity(for: type) else {
-            throw StowageError(
-                .unknownModelType,
-                "\(T.self) is not part of the container's schema. Add it to ModelContainer(for: ...) or make it reachable through a relationship.",
-                entityName: String(describing: T.self))
-        }
+        guard let entity = schema.entity(for: type) else { throw unknownModelType(T.self) }
         return entity
+    }
+
+    /// The error for a model type outside the schema.
+    func unknownModelType(_ type: any PersistentModel.Type) -> StowageError {
+        let name = String(describing: type)
+        if schema.entitiesByName[name] != nil {
+            return StowageError(
+                .unknownModelType,
+                "\(String(reflecting: type)) is not the schema's class for entity \(name), and does not store the same properties (another version's class?). In a migration stage, use the class of the version the closure runs on: willMigrate the old one's, didMigrate the new one's.",
+                entityName: name)
+        }
+        return StowageError(
+            .unknownModelType,
+            "\(name) is not part of the container's schema. Add it to ModelContainer(for: ...) or make it reachable through a relationship.",
+            entityName: name)
     }
 
     // MARK: - Insert and delete
@@ -116,10 +126,7 @@ public final class ModelContext {
         switch data.state {
         case .detached:
             guard let entity = schema.entity(for: T.self) else {
-                pendingErrors.append(StowageError(
-                    .unknownModelType,
-                    "\(T.self) is not part of the container's schema. Add it to ModelContainer(for: ...).",
-                    entityName: String(describing: T.self)))
+                pendingErrors.append(unknownModelType(T.self))
                 return
             }
             data.context = self

@@ -30,6 +30,9 @@ public struct MigrationStatus: Sendable, CustomStringConvertible {
     public let recordedVersion: Schema.Version?
     /// The migration plan's version whose tables the store has; `nil` without a plan or a store.
     public let storeVersion: Schema.Version?
+    /// That version's name: its ``Schema/Version`` or, for a version named by a text (SwiftData's beta
+    /// spelling, ``VersionedSchemaTextIdentifier``), its text.
+    public let storeVersionName: String?
     /// The schema's version, which opening brings the store to.
     public let targetVersion: Schema.Version
     /// The plan's stages that opening would run, in order (empty without a plan or when up to date).
@@ -45,7 +48,7 @@ public struct MigrationStatus: Sendable, CustomStringConvertible {
             return "The store at \(url.path) is up to date (version \(recordedVersion ?? targetVersion))."
         case .needsMigration:
             var text = "The store at \(url.path)"
-            if let storeVersion { text += " is at version \(storeVersion) of its plan" }
+            if let storeVersionName { text += " is at version \(storeVersionName) of its plan" }
             else if let recordedVersion { text += " recorded version \(recordedVersion)" }
             text += "; opening it migrates it to version \(targetVersion)"
             if !stages.isEmpty {
@@ -73,7 +76,7 @@ extension ModelContainer {
         if let problem = schema.problems.first { throw problem }
         guard !configuration.isStoredInMemoryOnly else {
             return MigrationStatus(url: configuration.url, state: .noStore, recordedVersion: nil, storeVersion: nil,
-                                   targetVersion: schema.version, stages: [], changes: [])
+                                   storeVersionName: nil, targetVersion: schema.version, stages: [], changes: [])
         }
         return try SQLiteMigrator.status(path: configuration.url.path, url: configuration.url, schema: schema, plan: migrationPlan)
     }

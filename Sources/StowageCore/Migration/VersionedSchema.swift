@@ -12,11 +12,54 @@ import Foundation
 /// ```
 ///
 /// Models nested in different versions share their entity (and table) when they share their name.
-public protocol VersionedSchema {
+///
+/// The identifier of SwiftData's first beta, a text (`static let versionIdentifier: String? = "Initial
+/// version"`, as in the seed articles), is accepted too (see ``VersionedSchemaTextIdentifier``).
+public protocol VersionedSchema: VersionedSchemaTextIdentifier {
     /// The version of these models.
     static var versionIdentifier: Schema.Version { get }
     /// The models of this version (types reachable through their relationships are included).
     static var models: [any PersistentModel.Type] { get }
+}
+
+/// The identifier of SwiftData's first beta: a version named by a text, `static let versionIdentifier:
+/// String? = "Adding unique constraint to the name property"`.
+///
+/// A ``VersionedSchema`` declares `versionIdentifier` as a ``Schema/Version`` (SwiftData's spelling) or
+/// as a `String?` (the beta's); each has a default, so it needs only one. Where both could be meant,
+/// Swift picks the `Schema.Version` (`V.versionIdentifier` in generic code); a text-named version's
+/// `Schema.Version` is `0.0.0`. A plan identifies each version by the one it declares, and refuses a
+/// version that declares neither, when the container is created.
+public protocol VersionedSchemaTextIdentifier {
+    /// The version's name, as a text.
+    static var versionIdentifier: String? { get }
+}
+
+extension VersionedSchemaTextIdentifier {
+    /// No text: the version is identified by its ``Schema/Version``.
+    public static var versionIdentifier: String? { nil }
+}
+
+extension VersionedSchema {
+    /// `0.0.0`, for a version identified by a text (``VersionedSchemaTextIdentifier``).
+    public static var versionIdentifier: Schema.Version { Schema.Version(0, 0, 0) }
+}
+
+/// A version's name for messages: its number, or its text in quotes.
+func versionLabel(of version: any VersionedSchema.Type) -> String {
+    let number: Schema.Version = version.versionIdentifier
+    let text: String? = version.versionIdentifier
+    if number != Schema.Version(0, 0, 0) { return number.description }
+    return text.map { "\"\($0)\"" } ?? "?"
+}
+
+/// How a plan names a version: its ``Schema/Version`` or, for a version declared with SwiftData's beta
+/// spelling, its text; `nil` when it declares neither.
+func versionName(of version: any VersionedSchema.Type) -> String? {
+    let number: Schema.Version = version.versionIdentifier
+    let text: String? = version.versionIdentifier
+    if number != Schema.Version(0, 0, 0) { return number.description }
+    return text ?? nil
 }
 
 extension Schema {
@@ -68,8 +111,8 @@ public enum MigrationStage: @unchecked Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .lightweight(let from, let to): "lightweight \(from.versionIdentifier) → \(to.versionIdentifier)"
-        case .custom(let from, let to, _, _): "custom \(from.versionIdentifier) → \(to.versionIdentifier)"
+        case .lightweight(let from, let to): "lightweight \(versionLabel(of: from)) → \(versionLabel(of: to))"
+        case .custom(let from, let to, _, _): "custom \(versionLabel(of: from)) → \(versionLabel(of: to))"
         }
     }
 }

@@ -67,6 +67,32 @@ public final class Schema: @unchecked Sendable, CustomStringConvertible {
         self.problems = entities.flatMap(\.problems) + Self.resolveRelationships(of: entities, byType: byType)
     }
 
+    /// A schema with `base`'s entities that also accepts the model types of `others` whose entity
+    /// stores the same columns and relationships as `base`'s entity of that name (uniqueness and
+    /// indexes may differ): a migration stage's contexts, where a version's code may name another
+    /// version's class of the same model.
+    init(_ base: Schema, accepting others: [Schema]) {
+        var byType = base.entitiesByType
+        for other in others where other !== base {
+            for entity in other.entities {
+                let type = entity.modelType
+                guard byType[ObjectIdentifier(type)] == nil,
+                      let own = base.entitiesByName[entity.name]
+                else { continue }
+                let mine = SchemaLayout.Entity(own), theirs = SchemaLayout.Entity(entity)
+                guard mine.columns == theirs.columns, mine.externalColumns == theirs.externalColumns,
+                      mine.relationships == theirs.relationships
+                else { continue }
+                byType[ObjectIdentifier(type)] = entity
+            }
+        }
+        entities = base.entities
+        entitiesByName = base.entitiesByName
+        entitiesByType = byType
+        version = base.version
+        problems = base.problems
+    }
+
     /// Problems found while building the schema (an ambiguous inverse…); opening a container throws the
     /// first one.
     let problems: [StowageError]

@@ -1,22 +1,9 @@
 import Stowage
 
-// The models from the SpendSmart article, written as their SwiftData versions, with `import Stowage`
-// in place of `import SwiftData`.
+// The article's Budget (the newest version's class, `SpendTrackerSchemaV2.Budget`, see
+// SpendTrackerSchema.swift), with the queries and business rules the article adds to it.
 
-@Model
-final class Budget {
-
-    var name: String
-    var limit: Double
-
-    @Relationship(deleteRule: .cascade)
-    var transactions: [Transaction] = []
-
-    init(name: String, limit: Double) {
-        self.name = name
-        self.limit = limit
-    }
-
+extension Budget {
     static var all: FetchDescriptor<Budget> {
         FetchDescriptor(sortBy: [SortDescriptor(\Budget.name, order: .reverse)])
     }

@@ -6,8 +6,9 @@ import Stowage
 ///
 /// The demo creates budgets, lists them, filters them with a `#Predicate`, renames one, adds
 /// transactions and shows the totals, deletes a budget with its transactions (the cascade delete
-/// rule), reopens the store in a second container to show what was saved, and finally deletes its own
-/// budgets so the store is left as the demo found it.
+/// rule), reopens the store in a second container to show what was saved, migrates a store of the
+/// article's version 1 (in a temporary file) with the article's migration plan, and finally deletes its
+/// own budgets so the store is left as the demo found it.
 struct Demo {
     let storeURL: URL
     let console: Console
@@ -72,7 +73,9 @@ struct Demo {
         table(saved)
         Report.statement(try reopened.budget(named: Self.renamed.to), indent: "  ").forEach { say("   " + $0) }
 
-        console.writeStep(10, "Clean up: delete the demo's budgets, leaving the store as the demo found it")
+        try migrateVersionOneStore()
+
+        console.writeStep(11, "Clean up: delete the demo's budgets, leaving the store as the demo found it")
         for budget in saved where demoNames.contains(budget.name) {
             let name = budget.name
             let transactions = try reopened.delete(name)
@@ -81,6 +84,33 @@ struct Demo {
 
         say("")
         say("Done. Your turn: spendsmart add Groceries 500, spendsmart spend Groceries 4.50 Milk, then spendsmart show Groceries. Run spendsmart help for more.")
+    }
+
+    /// The budgets of the version 1 store that step 10 migrates: names repeat, as version 1 allowed.
+    static let versionOneBudgets: [(name: String, limit: Double)] = [("Groceries", 500), ("Books", 75), ("Groceries", 300)]
+
+    /// Step 10: a store of version 1 of the models, where budget names repeat, in a temporary file,
+    /// opened with the plan: `willMigrate` renames the duplicates, then names become unique.
+    private func migrateVersionOneStore() throws {
+        console.writeStep(10, "Migrate: a store of the article's version 1, where budget names repeat, opened with SpendTrackerMigrationPlan")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("spendsmart-demo-v1-\(UUID().uuidString).store")
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        }
+        do {
+            let context = ModelContext(try ModelContainer(
+                for: Schema(versionedSchema: SpendTrackerSchemaV1.self), configurations: ModelConfiguration(url: url)))
+            for (name, limit) in Self.versionOneBudgets { context.insert(SpendTrackerSchemaV1.Budget(name: name, limit: limit)) }
+            try context.save()
+        }
+        say("   A version 1 store in a temporary file: \(Self.versionOneBudgets.map { "\"\($0.name)\"" }.joined(separator: ", ")).")
+        let status = try ModelContainer.migrationStatus(
+            for: Schema([Budget.self]), migrationPlan: SpendTrackerMigrationPlan.self, configuration: ModelConfiguration(url: url))
+        say("   ModelContainer.migrationStatus: the store is at \"\(status.storeVersionName ?? "?")\"; opening runs \(status.stages.count) stage:")
+        for stage in status.stages { say("     \(stage)") }
+        let migrated = BudgetStore(context: ModelContext(try SpendSmart.openContainer(at: url)))
+        say("   Opened: willMigrate renamed the duplicate, then names became unique, all in one transaction:")
+        table(try migrated.all())
     }
 
     /// Every name the demo gives a budget.

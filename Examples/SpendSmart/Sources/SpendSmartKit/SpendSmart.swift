@@ -81,20 +81,23 @@ public enum SpendSmart {
         URL(fileURLWithPath: path ?? defaultStoreFileName).absoluteURL
     }
 
-    /// Opens (creating if needed) the store at `url`.
+    /// Opens (creating if needed) the store at `url`, migrating it with ``SpendTrackerMigrationPlan``,
+    /// with the article's spelling (`ModelContainer(for: [Budget.self], migrationPlan:, configuration)`).
     ///
     /// Only `Budget` is named: the container finds `Transaction` through `Budget.transactions`, as
     /// SwiftData does.
     ///
-    /// A store of SpendSmart before budgets had transactions is migrated as it opens (a model and a
-    /// relationship added: a lightweight migration), keeping its budgets.
+    /// A store from before budgets had transactions (version 0) gets its transactions table (a
+    /// lightweight stage); one whose budget names repeat (version 1) has them renamed by the plan's
+    /// custom stage before names become unique (version 2). Both happen in one transaction as the store
+    /// opens.
     ///
-    /// - Throws: ``SpendSmartError`` `.outdatedStore` for a store whose tables differ from the models in
-    ///   a way Stowage does not migrate by itself, `.store` when the file cannot be opened.
+    /// - Throws: ``SpendSmartError`` `.outdatedStore` for a store that is none of SpendSmart's versions,
+    ///   `.store` when the file cannot be opened.
     static func openContainer(at url: URL) throws -> ModelContainer {
         do {
-            return try ModelContainer(for: Budget.self, configurations: ModelConfiguration(url: url))
-        } catch let error as StowageError where error.code == .schemaMismatch {
+            return try ModelContainer(for: [Budget.self], migrationPlan: SpendTrackerMigrationPlan.self, ModelConfiguration(url: url))
+        } catch let error as SwiftDataError where error == .unknownDataStoreSchema || error.code == .schemaMismatch {
             throw outdatedStore(at: url, error)
         } catch {
             throw SpendSmartError.store(openingAt: url, error)

@@ -54,12 +54,26 @@ import Testing
             "     2024-03-14  Train tickets  $180.00",
             "   Spent $180.00 of $2,000.00: $1,820.00 left.",
             "",
-            "10. Clean up: delete the demo's budgets, leaving the store as the demo found it",
+            "10. Migrate: a store of the article's version 1, where budget names repeat, opened with SpendTrackerMigrationPlan",
+            "   A version 1 store in a temporary file: \"Groceries\", \"Books\", \"Groceries\".",
+            "   ModelContainer.migrationStatus: the store is at \"Initial version of the model\"; opening runs 1 stage:",
+            "     custom \"Initial version of the model\" → \"Adding unique constraint to the name property\"",
+            "   Opened: willMigrate renamed the duplicate, then names became unique, all in one transaction:",
+            "   Groceries NNNN  $0.00 of $300.00",
+            "   Groceries       $0.00 of $500.00",
+            "   Books           $0.00 of  $75.00",
+            "",
+            "11. Clean up: delete the demo's budgets, leaving the store as the demo found it",
             "   Deleted \"Summer Trip\" and its 1 transaction.",
             "   Deleted \"Books\".",
             "",
             "Done. Your turn: spendsmart add Groceries 500, spendsmart spend Groceries 4.50 Milk, then spendsmart show Groceries. Run spendsmart help for more.",
         ]
+    }
+
+    /// The transcript with the random number the migration appends to a duplicated name as `NNNN`.
+    static func normalized(_ lines: [String]) -> [String] {
+        lines.map { $0.replacing(/Groceries \d{4}/, with: "Groceries NNNN") }
     }
 
     @Test func showsTheWholeFlowAndCanRunAgain() throws {
@@ -70,11 +84,11 @@ import Testing
         let first = spendsmart("demo", "--store", store)
         #expect(first.status == 0)
         #expect(first.transcript.errors.isEmpty)
-        #expect(first.transcript.output == Self.expectedTranscript(store: store))
+        #expect(Self.normalized(first.transcript.output) == Self.expectedTranscript(store: store))
 
         let second = spendsmart("demo", "--store", store)
         #expect(second.status == 0)
-        #expect(second.transcript.output == Self.expectedTranscript(store: store))
+        #expect(Self.normalized(second.transcript.output) == Self.expectedTranscript(store: store))
     }
 
     @Test func leavesTheUsersBudgetsAndTransactionsAlone() throws {

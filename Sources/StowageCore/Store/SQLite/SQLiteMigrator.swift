@@ -55,10 +55,10 @@ enum SQLiteMigrator {
     /// file (a read-only connection): throws what opening would throw for a backward, unknown or
     /// foreign store.
     static func status(path: String, url: URL, schema: Schema, plan: (any SchemaMigrationPlan.Type)?) throws -> MigrationStatus {
-        func status(_ state: MigrationStatus.State, recorded: Schema.Version? = nil, at version: Schema.Version? = nil,
+        func status(_ state: MigrationStatus.State, recorded: Schema.Version? = nil, at version: (any VersionedSchema.Type)? = nil,
                     stages: [MigrationStage] = [], changes: [String] = []) -> MigrationStatus {
-            MigrationStatus(url: url, state: state, recordedVersion: recorded, storeVersion: version,
-                            targetVersion: schema.version, stages: stages, changes: changes)
+            MigrationStatus(url: url, state: state, recordedVersion: recorded, storeVersion: version.map { $0.versionIdentifier },
+                            storeVersionName: version.flatMap(versionName(of:)), targetVersion: schema.version, stages: stages, changes: changes)
         }
         if let plan { try PlannedMigration.validate(plan) }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
@@ -151,11 +151,14 @@ enum SQLiteMigrator {
 /// The stages of a ``SchemaMigrationPlan`` that take a store from the version it is at to a schema.
 struct PlannedMigration {
     let stages: [MigrationStage]
-    /// The plan's version the store is at.
-    let startVersion: Schema.Version
+    /// The plan's version the store is at, and its name (see ``versionName(of:)``).
+    let startVersion: any VersionedSchema.Type
+    let startVersionName: String
     let startLayout: SchemaLayout
     let target: Schema
     let location: String
+    /// The schema of every version of the plan, in the plan's order.
+    let versionSchemas: [Schema]
 
     init(plan: any SchemaMigrationPlan.Type, stored: SchemaLayout, target: Schema, location: String) throws {
         self.target = target
@@ -165,16 +168,17 @@ struct PlannedMigration {
         func planError(_ problem: String) -> StowageError {
             StowageError(.invalidSchema, "The migration plan \(plan) \(problem). The store at \(location) was not modified.")
         }
-        // The plan's shape was checked when the container was created (`validate`).
-        let identifiers = versions.map { $0.versionIdentifier }
-        let layouts = versions.map { Schema(versionedSchema: $0).layout }
+        // The plan's shape was checked when the container was created (`validate`): every version has a name.
+        let names = versions.map { versionName(of: $0) ?? "?" }
+        versionSchemas = versions.map(Schema.init(versionedSchema:))
+        let layouts = versionSchemas.map(\.layout)
         guard let start = layouts.firstIndex(of: stored) else {
             let newest = layouts.last.map { $0.differences(from: stored).joined(separator: "; ") } ?? "the plan has no versions"
             throw StowageError(
                 .unknownDataStoreSchema,
-                "The store at \(location) matches none of the versions of \(plan) (\(identifiers.map(\.description).joined(separator: ", "))); against the newest: \(newest). The store was not modified.")
+                "The store at \(location) matches none of the versions of \(plan) (\(names.joined(separator: ", "))); against the newest: \(newest). The store was not modified.")
         }
-        guard let end = layouts.lastIndex(of: target.layout) ?? identifiers.firstIndex(of: target.version) else {
+        guard let end = layouts.lastIndex(of: target.layout) ?? names.firstIndex(of: target.version.description) else {
             throw StowageError(
                 .unknownSchema,
                 "The migration plan \(plan) does not list the container's schema (version \(target.version)) among its versions. The store at \(location) was not modified.")
@@ -182,54 +186,63 @@ struct PlannedMigration {
         guard start <= end else {
             throw StowageError(
                 .backwardMigration,
-                "The store at \(location) is at version \(identifiers[start]) of \(plan), newer than the container's \(identifiers[end]) (a backward migration); open it with the newer models. The store was not modified.")
+                "The store at \(location) is at version \(names[start]) of \(plan), newer than the container's \(names[end]) (a backward migration); open it with the newer models. The store was not modified.")
         }
-        startVersion = identifiers[start]
+        startVersion = versions[start]
+        startVersionName = names[start]
         var stages: [MigrationStage] = []
         var current = start
         while current < end {
-            let from = identifiers[current]
-            let candidates = plan.stages.filter { $0.fromVersion.versionIdentifier == from }
+            let from = names[current]
+            let candidates = plan.stages.filter { versionName(of: $0.fromVersion) == from }
             guard candidates.count <= 1 else { throw planError("has \(candidates.count) stages from version \(from)") }
-            guard let stage = candidates.first, let next = identifiers.firstIndex(of: stage.toVersion.versionIdentifier) else {
+            guard let stage = candidates.first, let to = versionName(of: stage.toVersion), let next = names.firstIndex(of: to) else {
                 throw planError("has no stage from version \(from) to a later version of the plan")
             }
-            guard next > current else {
-                throw planError("goes back from version \(from) to \(stage.toVersion.versionIdentifier)")
-            }
+            guard next > current else { throw planError("goes back from version \(from) to \(to)") }
             stages.append(stage)
             current = next
         }
         self.stages = stages
     }
 
-    /// Checks a plan's shape: each version listed once, every stage between versions of the plan and
-    /// forward, one stage from each version but the last.
+    /// Checks a plan's shape: every version named (by a ``Schema/Version`` or a text) and listed once,
+    /// every stage between versions of the plan and forward, one stage from each version but the last.
     static func validate(_ plan: any SchemaMigrationPlan.Type) throws {
         func planError(_ problem: String) -> StowageError {
             StowageError(.invalidSchema, "The migration plan \(plan) \(problem).")
         }
-        let identifiers = plan.schemas.map { $0.versionIdentifier }
-        if let duplicate = identifiers.first(where: { version in identifiers.filter { $0 == version }.count > 1 }) {
+        var names: [String] = []
+        for version in plan.schemas {
+            guard let name = versionName(of: version) else {
+                throw planError("lists \(version), which declares no versionIdentifier (a Schema.Version other than 0.0.0, or a text)")
+            }
+            names.append(name)
+        }
+        if let duplicate = names.first(where: { name in names.filter { $0 == name }.count > 1 }) {
             throw planError("lists version \(duplicate) more than once")
         }
-        var starts: Set<Schema.Version> = []
+        var starts: Set<String> = []
         for stage in plan.stages {
-            let from = stage.fromVersion.versionIdentifier, to = stage.toVersion.versionIdentifier
-            guard let fromIndex = identifiers.firstIndex(of: from), let toIndex = identifiers.firstIndex(of: to) else {
+            guard let from = versionName(of: stage.fromVersion), let to = versionName(of: stage.toVersion),
+                  let fromIndex = names.firstIndex(of: from), let toIndex = names.firstIndex(of: to)
+            else {
                 throw planError("has a stage (\(stage)) between versions it does not list in `schemas`")
             }
             guard fromIndex < toIndex else { throw planError("has a stage that goes back (\(stage))") }
             guard starts.insert(from).inserted else { throw planError("has more than one stage from version \(from)") }
         }
-        for version in identifiers.dropLast() where !starts.contains(version) {
-            throw planError("has no stage from version \(version) (a gap)")
+        for name in names.dropLast() where !starts.contains(name) {
+            throw planError("has no stage from version \(name) (a gap)")
         }
     }
 
     func run(_ db: Database, queue: DatabaseQueue, storeIdentifier: String) throws {
         var layout = startLayout
-        func context(_ schema: Schema) -> ModelContext {
+        func context(_ own: Schema) -> ModelContext {
+            // Models of the plan's other versions whose stored shape is this version's are accepted too:
+            // the seed's `willMigrate` fetches the new version's class (through a typealias).
+            let schema = Schema(own, accepting: versionSchemas)
             let store = SQLiteStore(schema: schema, migrating: db, queue: queue, identifier: storeIdentifier)
             return ModelContext(ModelContainer(schema: schema, store: store))
         }
