@@ -2,23 +2,57 @@ import Foundation
 import ReopenFixtures
 import Stowage
 
-// Opens a store in a process of its own, for the reopening tests:
+// Opens a store in a process of its own, for the reopening and migration tests:
 //
 //     stowage-reopen-probe create STORE Shelf,Book,...   creates and fills the store, prints its summary
 //     stowage-reopen-probe read STORE Lamp,Book,...      opens it with the types in that order, prints its summary
+//     stowage-reopen-probe migrate-fixture-create STORE ROWS
+//                                                        creates a MigrationKillV1 store of ROWS entries,
+//                                                        prints "created ROWS"
+//     stowage-reopen-probe migrate STORE                 opens it with MigrationKillV3 and MigrationKillPlan,
+//                                                        printing "opening", the custom stage's progress
+//                                                        (unbuffered, one line each) and "migrated N"
 //
 // Exits 0 on success; on a StowageError prints "error <code>: <message>" and exits 1.
 
-let arguments = CommandLine.arguments
-guard arguments.count == 4, ["create", "read"].contains(arguments[1]) else {
-    FileHandle.standardError.write(Data("usage: stowage-reopen-probe create|read STORE TYPE,TYPE,...\n".utf8))
+/// Writes a line to standard output at once (the migration test reads it while this process runs, and
+/// may kill it right after).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func usage() -> Never {
+    FileHandle.standardError.write(Data("""
+        usage: stowage-reopen-probe create|read STORE TYPE,TYPE,...
+               stowage-reopen-probe migrate-fixture-create STORE ROWS
+               stowage-reopen-probe migrate STORE
+
+        """.utf8))
     exit(64)
 }
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else { usage() }
+let url = URL(fileURLWithPath: arguments[2])
 do {
-    let container = try ReopenFixtures.open(
-        URL(fileURLWithPath: arguments[2]), types: arguments[3].split(separator: ",").map(String.init))
-    if arguments[1] == "create" { try ReopenFixtures.fill(container) }
-    print(try ReopenFixtures.summary(container))
+    switch (arguments[1], arguments.count) {
+    case ("create", 4), ("read", 4):
+        let container = try ReopenFixtures.open(url, types: arguments[3].split(separator: ",").map(String.init))
+        if arguments[1] == "create" { try ReopenFixtures.fill(container) }
+        print(try ReopenFixtures.summary(container))
+    case ("migrate-fixture-create", 4):
+        guard let rows = Int(arguments[3]), rows >= 0 else { usage() }
+        // The container is released before this prints, which closes the store (and checkpoints its WAL).
+        try MigrationKillFixture.create(url, rows: rows)
+        say("created \(rows)")
+    case ("migrate", 3):
+        MigrationKillFixture.progress = say
+        say("opening")
+        let count = try ModelContext(MigrationKillFixture.openMigrating(url)).fetchCount(FetchDescriptor<MigrationKillV3.Entry>())
+        say("migrated \(count)")
+    default:
+        usage()
+    }
 } catch let error as StowageError {
     print("error \(error.code): \(error.message)")
     exit(1)
