@@ -42,9 +42,32 @@ extension SQLiteStore {
         }
     }
 
+    /// The position of each model in a to-many array, read once per array during a save: a save that
+    /// links many new children to one parent would otherwise search the parent's array once per child.
+    struct PositionsInArrays {
+        private var positions: [PairKey: [ObjectIdentifier: Int]] = [:]
+        private struct PairKey: Hashable {
+            let relationship: ObjectIdentifier
+            let owner: ObjectIdentifier
+        }
+
+        /// The index of `model` in `owner`'s array of `relationship`, if it is there.
+        mutating func index(of model: AnyObject, in owner: AnyObject, _ relationship: Schema.Relationship, _ accessor: any RelationshipAccessor) -> Int? {
+            let key = PairKey(relationship: ObjectIdentifier(relationship), owner: ObjectIdentifier(owner))
+            if let indexes = positions[key] { return indexes[ObjectIdentifier(model)] }
+            var indexes: [ObjectIdentifier: Int] = [:]
+            for (index, element) in accessor.related(owner).enumerated() where indexes[ObjectIdentifier(element)] == nil {
+                indexes[ObjectIdentifier(element)] = index
+            }
+            positions[key] = indexes
+            return indexes[ObjectIdentifier(model)]
+        }
+    }
+
     /// Writes the links of one relationship of one model, once every inserted row has its key.
     func applyRelationshipWrite(
-        _ write: ChangeSet.RelationshipWrite, insertedKeys: [ObjectIdentifier: Int64], removed: Set<ObjectIdentifier>, _ db: Database
+        _ write: ChangeSet.RelationshipWrite, insertedKeys: [ObjectIdentifier: Int64], removed: Set<ObjectIdentifier>,
+        positions: inout PositionsInArrays, _ db: Database
     ) throws {
         func key(_ object: AnyObject) -> Int64? {
             let data = (object as! any PersistentModel).persistentBackingData
@@ -65,8 +88,8 @@ extension SQLiteStore {
             var sql = "UPDATE \(q(entity.name)) SET \(q(column)) = ?"
             if let positionColumn {
                 var position: StorageValue = .null
-                if let target, let inverse = relationship.inverse?.accessor,
-                   let index = inverse.related(target).firstIndex(where: { $0 === write.model }) {
+                if let target, let inverse = relationship.inverse, let accessor = inverse.accessor,
+                   let index = positions.index(of: write.model, in: target, inverse, accessor) {
                     position = .integer(Int64(index))
                 }
                 sql += ", \(q(positionColumn)) = ?"

@@ -378,8 +378,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         if !changes.relationshipWrites.isEmpty {
             var insertedKeys: [ObjectIdentifier: Int64] = [:]
             for (insert, key) in zip(changes.inserts, keys) { insertedKeys[ObjectIdentifier(insert.model)] = key }
+            var positions = PositionsInArrays()
             for write in changes.relationshipWrites {
-                try applyRelationshipWrite(write, insertedKeys: insertedKeys, removed: changes.removed, db)
+                try applyRelationshipWrite(write, insertedKeys: insertedKeys, removed: changes.removed, positions: &positions, db)
             }
         }
         return SaveResult(insertedKeys: keys)
