@@ -75,7 +75,7 @@ import Testing
         let reads = file.log.events(of: file.container).dropFirst(mark)
         let select = try #require(reads.first { $0.sql.hasPrefix("SELECT") })
         #expect(select.expandedSQL.contains("= 3"))
-        #expect(select.storeIdentifier == file.container.store.identifier)
+        #expect(select.storeIdentifier == (file.container.store as! SQLiteStore).identifier)
     }
 
     @Test func concurrentReadersSeeEveryCommittedSave() throws {

@@ -107,7 +107,7 @@ struct PredicateCacheTests {
 
     @Test func aShapeIsTranslatedOnceAndItsSQLTextIsReused() throws {
         let entity = try fixture.context.entity(for: Item.self)
-        let storeIdentifier = fixture.container.store.identifier
+        let storeIdentifier = (fixture.container.store as! SQLiteStore).identifier
         func translation(_ predicate: Predicate<Item>) -> PredicateTranslation {
             PredicateTranslator.cachedTranslation(
                 predicate.expression, variable: predicate.variable.key, entity: entity, storeIdentifier: storeIdentifier)

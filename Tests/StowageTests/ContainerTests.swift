@@ -55,7 +55,7 @@ import Testing
         #expect(configuration.schema === schema)
         #expect(!configuration.allowsSave)
         #expect(!configuration.isStoredInMemoryOnly)
-        #expect(configuration.id == "Main")
+        #expect(configuration.id == url, "SwiftData identifies a configuration by its URL")
         #expect(ModelConfiguration(url: url).allowsSave)
     }
 
@@ -101,15 +101,6 @@ import Testing
         #expect(ModelConfiguration.defaultDirectory.deletingLastPathComponent().standardizedFileURL.path
                 == URL(fileURLWithPath: base).standardizedFileURL.path)
         #endif
-    }
-
-    @Test func moreThanOneConfigurationIsRefused() throws {
-        let error = stowageError {
-            _ = try ModelContainer(
-                for: Item.self,
-                configurations: ModelConfiguration(isStoredInMemoryOnly: true), ModelConfiguration("b", isStoredInMemoryOnly: true))
-        }
-        #expect(error?.code == .invalidSchema)
     }
 
     @Test func contextsDefaultToNoAutosave() throws {

@@ -22,7 +22,7 @@ import Testing
         let capture = StatementCapture()
         let container = try inMemoryContainer(Item.self)
         let other = try inMemoryContainer(Item.self)
-        #expect(container.store.identifier != other.store.identifier)
+        #expect((container.store as! SQLiteStore).identifier != (other.store as! SQLiteStore).identifier)
         let context = ModelContext(container)
         context.insert(Item(name: "O'Brien\0x", value: 42))
         try context.save()
@@ -36,8 +36,8 @@ import Testing
         #expect(insert.sql == insertSQL)
         #expect(insert.expandedSQL.hasPrefix(#"INSERT INTO "Item" ("name", "value", "order", "note", "tags") VALUES ('O''Brien"#))
         #expect(insert.expandedSQL.hasSuffix(#"', 42, 0, NULL, '[]')"#))
-        #expect(insert.storeIdentifier == container.store.identifier)
-        #expect(events.allSatisfy { $0.storeIdentifier == container.store.identifier })
+        #expect(insert.storeIdentifier == (container.store as! SQLiteStore).identifier)
+        #expect(events.allSatisfy { $0.storeIdentifier == (container.store as! SQLiteStore).identifier })
         // expandedSQL is for reading only (SQLite's rendering stops at the NUL); the bound value is whole.
         #expect(try ModelContext(container).fetch(FetchDescriptor<Item>()).map(\.name) == ["O'Brien\0x"])
 

@@ -104,7 +104,7 @@ enum StoreV2 {
         }
         #expect(Set(metadata.keys) == ["store_identifier", "schema_version", "schema_layout", "schema_fingerprint"])
         #expect(metadata["schema_version"] == "3.1.4")
-        #expect(metadata["store_identifier"] == container.store.identifier)
+        #expect(metadata["store_identifier"] == (container.store as! SQLiteStore).identifier)
         // The layout is canonical JSON a person can read: entities and columns sorted by name.
         let layout = try SchemaLayout(json: try #require(metadata["schema_layout"]))
         #expect(layout == schema.layout)
@@ -117,7 +117,7 @@ enum StoreV2 {
         #expect(metadata["schema_fingerprint"] != Schema([Item.self, Tag.self]).fingerprint)
         // Reopening keeps the identifier, so persistent identifiers stay valid across launches.
         let reopened = try ModelContainer(for: schema, configurations: ModelConfiguration(url: url))
-        #expect(reopened.store.identifier == container.store.identifier)
+        #expect((reopened.store as! SQLiteStore).identifier == (container.store as! SQLiteStore).identifier)
     }
 
     @Test func fileStoresUseWAL() throws {

@@ -13,14 +13,17 @@ import Synchronization
 public final class ModelContainer: Sendable {
     /// The schema of the container's models.
     public let schema: Schema
-    /// The configurations the container was created with.
-    public let configurations: [ModelConfiguration]
+    /// The configurations the container was created with (one, the default, when none was given).
+    public let configurations: Set<ModelConfiguration>
     /// The migration plan the container was created with, if any.
     // nonisolated(unsafe): a metatype is immutable; the protocol is not `Sendable`, as in SwiftData.
     public nonisolated(unsafe) let migrationPlan: (any SchemaMigrationPlan.Type)?
 
     let store: any ModelStore
+    /// Whether any configuration allows saving.
     let allowsSave: Bool
+    /// With several configurations, the entities of those that do not allow saving.
+    let readOnlyEntities: Set<String>
     private let inboxes = Locked<[ObjectIdentifier: ContextInbox]>([:])
     @MainActor private var main: ModelContext?
 
@@ -56,23 +59,105 @@ public final class ModelContainer: Sendable {
     /// a plan, by a lightweight migration. A migration is one transaction; when it fails, the store is
     /// left as it was and this initializer throws.
     ///
-    /// Stowage opens one store per container: pass at most one configuration.
+    /// Several configurations give several stores: each configuration's store holds the models of its
+    /// `schema` (and those reachable from them), a configuration without a schema the models no other
+    /// one names; each store is created, checked and migrated on its own (a plan's versions are
+    /// matched against the models each store holds). A relationship cannot lead from one store to
+    /// another.
+    ///
+    /// - Throws: ``SwiftDataError``: `.duplicateConfiguration` for two configurations with one name or
+    ///   URL, or holding the same model; `.configurationSchemaNotFoundInContainerSchema` for a
+    ///   configuration's model outside `givenSchema`; `.loadIssueModelContainer` (code
+    ///   `.cloudKitUnavailable`) for `cloudKitDatabase: .private(_:)`; and what opening or migrating
+    ///   a store throws.
     public init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [ModelConfiguration]) throws {
-        guard configurations.count <= 1 else {
-            throw StowageError(
-                .invalidSchema,
-                "Stowage stores a container's models in one store: pass one ModelConfiguration (got \(configurations.count)).")
-        }
         if let problem = givenSchema.problems.first { throw problem }
         if let migrationPlan { try PlannedMigration.validate(migrationPlan) }
-        let configuration = configurations.first ?? ModelConfiguration(schema: givenSchema)
+        let configurations = configurations.isEmpty ? [ModelConfiguration(schema: givenSchema)] : configurations
+        for configuration in configurations {
+            if let identifier = configuration.cloudKitContainerIdentifier {
+                throw StowageError(
+                    .cloudKitUnavailable,
+                    "The configuration \(configuration.name) asks to sync with the CloudKit container \(identifier) (cloudKitDatabase: .private): Stowage does not sync with CloudKit. Use cloudKitDatabase: .none; the store stays local.")
+            }
+        }
+        let assignments = try Self.assign(givenSchema, to: configurations)
+        var stores: [(store: SQLiteStore, entities: [String])] = []
+        var readOnly: Set<String> = []
+        for (configuration, schema) in assignments {
+            let store = try SQLiteStore(
+                schema: schema, url: configuration.isStoredInMemoryOnly ? nil : configuration.url,
+                allowsSave: configuration.allowsSave, migrationPlan: migrationPlan, partial: assignments.count > 1)
+            stores.append((store, schema.entities.map(\.name)))
+            if !configuration.allowsSave { readOnly.formUnion(schema.entities.map(\.name)) }
+        }
         self.schema = givenSchema
-        self.configurations = [configuration]
-        self.allowsSave = configuration.allowsSave
+        self.configurations = Set(configurations)
+        self.allowsSave = configurations.contains { $0.allowsSave }
+        self.readOnlyEntities = configurations.count > 1 ? readOnly : []
         self.migrationPlan = migrationPlan
-        self.store = try SQLiteStore(
-            schema: givenSchema, url: configuration.isStoredInMemoryOnly ? nil : configuration.url,
-            allowsSave: configuration.allowsSave, migrationPlan: migrationPlan)
+        self.store = stores.count == 1 ? stores[0].store : StoreRouter(stores)
+    }
+
+    /// Which models each configuration's store holds: the container's whole schema for a single
+    /// configuration; otherwise each configuration's `schema`, and the rest for the one without.
+    private static func assign(_ schema: Schema, to configurations: [ModelConfiguration]) throws -> [(ModelConfiguration, Schema)] {
+        guard configurations.count > 1 else { return [(configurations[0], schema)] }
+        func duplicate(_ problem: String) -> StowageError {
+            StowageError(.duplicateConfiguration, "The container's configurations \(problem): each configuration is a store of its own.")
+        }
+        for (index, configuration) in configurations.enumerated() {
+            for other in configurations[..<index] {
+                if other.name == configuration.name { throw duplicate("share the name \(configuration.name)") }
+                if !configuration.isStoredInMemoryOnly && other.url == configuration.url {
+                    throw duplicate("share the file \(configuration.url.path)")
+                }
+            }
+        }
+        var owner: [String: String] = [:]  // entity name → configuration name
+        var assignments: [(ModelConfiguration, [any PersistentModel.Type])] = []
+        for configuration in configurations {
+            guard let own = configuration.schema else { continue }
+            var types: [any PersistentModel.Type] = []
+            for entity in own.entities {
+                guard let containerEntity = schema.entitiesByName[entity.name] else {
+                    throw StowageError(
+                        .configurationSchemaNotFoundInContainerSchema,
+                        "The configuration \(configuration.name) names \(entity.name), which is not part of the container's schema; add it to ModelContainer(for: ...).",
+                        entityName: entity.name)
+                }
+                if let previous = owner.updateValue(configuration.name, forKey: entity.name) {
+                    throw duplicate("\(previous) and \(configuration.name) both hold \(entity.name)")
+                }
+                types.append(containerEntity.modelType)
+            }
+            assignments.append((configuration, types))
+        }
+        let rest = schema.entities.filter { owner[$0.name] == nil }
+        let unnamed = configurations.filter { $0.schema == nil }
+        guard unnamed.count <= 1 else {
+            throw duplicate("\(unnamed.map(\.name).joined(separator: " and ")) both name no models, so both would hold the others")
+        }
+        if let configuration = unnamed.first {
+            for entity in rest { owner[entity.name] = configuration.name }
+            assignments.append((configuration, rest.map(\.modelType)))
+        } else if let entity = rest.first {
+            throw StowageError(
+                .configurationSchemaNotFoundInContainerSchema,
+                "No configuration holds \(entity.name): name it in a configuration's schema, or add a configuration without a schema for the models the others do not name.",
+                entityName: entity.name)
+        }
+        // A relationship cannot lead to another store: SQLite links rows of one file.
+        for entity in schema.entities {
+            for relationship in entity.relationshipList {
+                guard let destination = relationship.destinationEntity, owner[destination.name] != owner[entity.name] else { continue }
+                throw StowageError(
+                    .invalidSchema,
+                    "\(entity.name).\(relationship.name) leads to \(destination.name), which another configuration holds (\(owner[destination.name] ?? "?") rather than \(owner[entity.name] ?? "?")); a relationship cannot cross stores. Put both models in one configuration.",
+                    entityName: entity.name, propertyName: relationship.name)
+            }
+        }
+        return assignments.map { configuration, types in (configuration, Schema(types, version: schema.version)) }
     }
 
     /// A container over a store made elsewhere (a migration stage's).
@@ -80,6 +165,7 @@ public final class ModelContainer: Sendable {
         self.schema = schema
         self.configurations = []
         self.allowsSave = true
+        self.readOnlyEntities = []
         self.migrationPlan = nil
         self.store = store
     }
@@ -98,6 +184,37 @@ public final class ModelContainer: Sendable {
         context.isMainContext = true
         main = context
         return context
+    }
+
+    // MARK: - Deleting the data
+
+    /// Deletes every model of every store of the container, keeping the stores (their files and
+    /// tables): one transaction per store. Every context then treats the models it holds as deleted
+    /// (those with unsaved changes as deleted elsewhere: saving them fails with `.saveConflict`).
+    /// Primary keys are not reused, so an identifier of a deleted model never finds a new one.
+    ///
+    /// - Throws: ``StowageError`` `.readOnlyStore` when a configuration does not allow saving (nothing
+    ///   is deleted), `.saveFailed` when a store fails (that store keeps its data; with several
+    ///   stores, those erased before it stay erased).
+    public func erase() throws {
+        if let configuration = configurations.first(where: { !$0.allowsSave }) {
+            throw StowageError(
+                .readOnlyStore,
+                "The configuration \(configuration.name) was created with allowsSave: false, so the container's data cannot be deleted. Nothing was deleted.")
+        }
+        var changes = SavedChanges()
+        changes.erased = Set(try store.eraseAll())
+        broadcast(changes, from: ObjectIdentifier(self))
+    }
+
+    /// Deletes every model of every store of the container: ``erase()``, which SwiftData now prefers,
+    /// without `throws` (a failure is logged, as SwiftData's declaration gives no way to report it).
+    public func deleteAllData() {
+        do {
+            try erase()
+        } catch {
+            ModelContext.logger.error("deleteAllData() failed: \(error)")
+        }
     }
 
     // MARK: - Change propagation between contexts
@@ -128,11 +245,19 @@ public final class ModelContainer: Sendable {
 struct SavedChanges: Sendable {
     var updated: [String: Set<Int64>] = [:]
     var deleted: [String: Set<Int64>] = [:]
-    var isEmpty: Bool { updated.isEmpty && deleted.isEmpty }
+    /// Entities all of whose rows were deleted (``ModelContainer/erase()``).
+    var erased: Set<String> = []
+    var isEmpty: Bool { updated.isEmpty && deleted.isEmpty && erased.isEmpty }
 
     mutating func merge(_ other: SavedChanges) {
         updated.merge(other.updated) { $0.union($1) }
         deleted.merge(other.deleted) { $0.union($1) }
+        erased.formUnion(other.erased)
+    }
+
+    /// Whether the row `primaryKey` of `entity` was deleted.
+    func isDeleted(_ entity: String, _ primaryKey: Int64) -> Bool {
+        erased.contains(entity) || deleted[entity]?.contains(primaryKey) == true
     }
 }
 

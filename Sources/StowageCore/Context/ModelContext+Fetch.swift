@@ -171,7 +171,7 @@ extension ModelContext {
         guard let entity = schema.entitiesByName[persistentModelID.entityName] else {
             preconditionFailure("model(for:): \(persistentModelID) names the entity \(persistentModelID.entityName), which is not part of this container's schema.")
         }
-        if let pk = persistentModelID.primaryKey, persistentModelID.storeIdentifier == store.identifier,
+        if let pk = persistentModelID.primaryKey, persistentModelID.storeIdentifier == store.identifier(for: entity),
            let model = try? fetchObjects(StoreQuery(entity: entity, primaryKeys: [pk])).first {
             return model
         }
@@ -193,7 +193,7 @@ extension ModelContext {
         guard let entity = schema.entitiesByName[id.entityName] else { return nil }
         switch id.key {
         case .row(let pk):
-            guard id.storeIdentifier == store.identifier else { return nil }
+            guard id.storeIdentifier == store.identifier(for: entity) else { return nil }
             return registered[RowKey(entity: entity, primaryKey: pk)]?.model
         case .temporary:
             return inserted.models.first { $0.persistentBackingData.key == id.key }
@@ -201,7 +201,7 @@ extension ModelContext {
     }
 
     func identifier(entity: Schema.Entity, primaryKey: Int64) -> PersistentIdentifier {
-        PersistentIdentifier(entityName: entity.name, storeIdentifier: store.identifier, key: .row(primaryKey))
+        PersistentIdentifier(entityName: entity.name, storeIdentifier: store.identifier(for: entity), key: .row(primaryKey))
     }
 
     /// Loads the property behind `storage` for a model whose storage is empty.
@@ -233,25 +233,33 @@ extension ModelContext {
     func processInbox() {
         let changes = inbox.take()
         guard !changes.isEmpty else { return }
+        var deletedRows: [RowKey] = []
         for (name, keys) in changes.deleted {
             guard let entity = schema.entitiesByName[name] else { continue }
-            for pk in keys {
-                let key = RowKey(entity: entity, primaryKey: pk)
-                guard let model = registered[key]?.model else { continue }
+            for pk in keys { deletedRows.append(RowKey(entity: entity, primaryKey: pk)) }
+        }
+        if !changes.erased.isEmpty {
+            for model in registered.models {
                 let data = model.persistentBackingData
-                guard data.state == .persisted, data.changedProperties.isEmpty else {
-                    // Unsaved changes or a pending deletion: the model stays as it is until they are
-                    // resolved (a save of a change then fails with .saveConflict; a rollback removes it).
-                    data.rowDeletedElsewhere = true
-                    continue
-                }
-                data.state = .removed
-                registered.removeValue(forKey: key)
+                guard let entity = data.entity, changes.erased.contains(entity.name), case .row(let pk)? = data.key else { continue }
+                deletedRows.append(RowKey(entity: entity, primaryKey: pk))
             }
+        }
+        for key in deletedRows {
+            guard let model = registered[key]?.model else { continue }
+            let data = model.persistentBackingData
+            guard data.state == .persisted, data.changedProperties.isEmpty else {
+                // Unsaved changes or a pending deletion: the model stays as it is until they are
+                // resolved (a save of a change then fails with .saveConflict; a rollback removes it).
+                data.rowDeletedElsewhere = true
+                continue
+            }
+            data.state = .removed
+            registered.removeValue(forKey: key)
         }
         // Relationship arrays and external values this context loaded may have changed: forget them
         // (unless the model has unsaved changes) so the next read loads the saved state.
-        let touched = Set(changes.updated.keys).union(changes.deleted.keys)
+        let touched = Set(changes.updated.keys).union(changes.deleted.keys).union(changes.erased)
         for model in registered.models {
             let data = model.persistentBackingData
             guard data.state == .persisted, data.changedProperties.isEmpty, let entity = data.entity else { continue }
@@ -261,7 +269,7 @@ extension ModelContext {
                 case .inverseForeignKey, .joinTable:
                     if touched.contains(destination.name) || touched.contains(entity.name) { accessor.invalidate(model) }
                 case .foreignKey:
-                    if let key = data.foreignKeys[relationship.index], changes.deleted[destination.name]?.contains(key) == true {
+                    if let key = data.foreignKeys[relationship.index], changes.isDeleted(destination.name, key) {
                         data.foreignKeys[relationship.index] = nil
                         accessor.invalidate(model)
                     }
@@ -311,7 +319,7 @@ struct FetchPlan<T: PersistentModel> {
         var evaluateInSwift = false
         if let predicate = descriptor.predicate {
             let translation = try PredicateTranslator.translate(
-                predicate, entity: entity, storeIdentifier: context.store.identifier, strict: strict)
+                predicate, entity: entity, storeIdentifier: context.store.identifier(for: entity), strict: strict)
             query.filter = translation.filter
             query.parameters = translation.parameters
             query.template = translation.template

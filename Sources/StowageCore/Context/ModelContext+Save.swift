@@ -24,6 +24,7 @@ extension ModelContext {
                 .readOnlyStore,
                 "This container's configuration was created with allowsSave: false, so its contexts cannot save. Nothing was written.")
         }
+        if !container.readOnlyEntities.isEmpty { try checkWritable() }
         // Nothing below changes the context until the store has committed: a failed save leaves the
         // context exactly as it was.
         let cascade = try cascadedDeletions()
@@ -82,7 +83,7 @@ extension ModelContext {
             let model = insertedModels[offset]
             let data = model.persistentBackingData
             data.key = .row(pk)
-            data.storeIdentifier = store.identifier
+            data.storeIdentifier = store.identifier(for: insert.entity)
             data.state = .persisted
             let key = RowKey(entity: insert.entity, primaryKey: pk)
             if let existing = registered[key]?.model, existing !== model {
@@ -133,5 +134,18 @@ extension ModelContext {
             }
             container.broadcast(saved, from: ObjectIdentifier(self))
         }
+    }
+
+    /// Refuses a save that changes models of a configuration created with `allowsSave: false`, in a
+    /// container whose other configurations can save.
+    private func checkWritable() throws {
+        let models = inserted.models + changed.models + deleted.models
+        guard let entity = models.lazy.compactMap({ $0.persistentBackingData.entity }).first(where: { container.readOnlyEntities.contains($0.name) }) else {
+            return
+        }
+        throw StowageError(
+            .readOnlyStore,
+            "\(entity.name) is stored by a configuration created with allowsSave: false, so its changes cannot be saved. Nothing was written.",
+            entityName: entity.name)
     }
 }

@@ -76,6 +76,8 @@ public struct StowageError: Error, CustomStringConvertible, Hashable, @unchecked
         public static let invalidSchema = Code("invalidSchema")
         /// No model exists for an identifier.
         public static let modelNotFound = Code("modelNotFound")
+        /// A configuration asks for CloudKit sync (`cloudKitDatabase: .private(_:)`), which Stowage does not do.
+        public static let cloudKitUnavailable = Code("cloudKitUnavailable")
 
         // SwiftData's own cases (see ``SwiftDataError``), thrown as they are where Stowage has no finer code.
 
@@ -116,12 +118,12 @@ public struct StowageError: Error, CustomStringConvertible, Hashable, @unchecked
 
         /// The `SwiftDataError` case this code belongs to: SwiftData's own codes are their own case;
         /// Stowage's finer codes map to the case SwiftData reports in their place
-        /// (`.storeOpenFailed`, `.storeNotFound`, `.notADatabase`, `.schemaMismatch` and `.invalidSchema`
-        /// to `.loadIssueModelContainer`; `.constraintViolation`, `.relationshipCount` and
+        /// (`.storeOpenFailed`, `.storeNotFound`, `.notADatabase`, `.schemaMismatch`, `.invalidSchema` and
+        /// `.cloudKitUnavailable` to `.loadIssueModelContainer`; `.constraintViolation`, `.relationshipCount` and
         /// `.deleteDenied` to `.modelValidationFailure`); a code SwiftData has no case for is its own.
         public var swiftDataCode: Code {
             switch self {
-            case .storeOpenFailed, .storeNotFound, .notADatabase, .schemaMismatch, .invalidSchema: .loadIssueModelContainer
+            case .storeOpenFailed, .storeNotFound, .notADatabase, .schemaMismatch, .invalidSchema, .cloudKitUnavailable: .loadIssueModelContainer
             case .constraintViolation, .relationshipCount, .deleteDenied: .modelValidationFailure
             default: self
             }

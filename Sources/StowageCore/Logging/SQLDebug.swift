@@ -55,10 +55,10 @@ public enum SQLDebug {
         public init() {}
         /// Records an event.
         public func append(_ event: SQLStatementEvent) { events.withLock { $0.append(event) } }
-        /// The events recorded for `container`'s store, in order.
+        /// The events recorded for `container`'s stores, in order.
         public func events(of container: ModelContainer) -> [SQLStatementEvent] {
-            let identifier = container.store.identifier
-            return events.withLock { $0.filter { $0.storeIdentifier == identifier } }
+            let identifiers = Set(container.schema.entities.map { container.store.identifier(for: $0) })
+            return events.withLock { $0.filter { identifiers.contains($0.storeIdentifier) } }
         }
         /// Forgets every recorded event.
         public func removeAll() { events.withLock { $0.removeAll() } }

@@ -61,7 +61,9 @@ public struct MigrationStatus: Sendable, CustomStringConvertible {
 
 extension ModelContainer {
     /// Reports what creating a container for `schema` over `configuration`'s store would do: the
-    /// version the store is at and the stages and changes a migration would make. The store is only
+    /// version the store is at and the stages and changes a migration would make. The store holds
+    /// the models of the configuration's `schema` when it has one (one configuration of several),
+    /// else `schema`'s. The store is only
     /// read (through a read-only connection); nothing is migrated or created.
     ///
     /// - Throws: what creating the container would throw before migrating: ``SwiftDataError``
@@ -78,7 +80,13 @@ extension ModelContainer {
             return MigrationStatus(url: configuration.url, state: .noStore, recordedVersion: nil, storeVersion: nil,
                                    storeVersionName: nil, targetVersion: schema.version, stages: [], changes: [])
         }
-        return try SQLiteMigrator.status(path: configuration.url.path, url: configuration.url, schema: schema, plan: migrationPlan)
+        // The configuration's store holds its schema's models when it names some, else the schema's.
+        let held = configuration.schema.map { own in
+            Schema(own.entities.compactMap { schema.entitiesByName[$0.name]?.modelType }, version: schema.version)
+        } ?? schema
+        return try SQLiteMigrator.status(
+            path: configuration.url.path, url: configuration.url, schema: held, plan: migrationPlan,
+            partial: held.entities.count < schema.entities.count)
     }
 }
 

@@ -104,8 +104,9 @@ struct SaveResult {
 /// loaders `@Model` specialises call the row's typed reads directly: a second kind of store would make
 /// `StoreRow` an enum of row sources.
 protocol ModelStore: AnyObject, Sendable {
-    /// A stable identifier for this store, part of every ``PersistentIdentifier`` it issues.
-    var identifier: String { get }
+    /// The stable identifier of the store holding `entity`'s rows, part of every ``PersistentIdentifier``
+    /// it issues.
+    func identifier(for entity: Schema.Entity) -> String
     /// Streams the rows matching `query` to `body`.
     func fetch(_ query: StoreQuery, _ body: (StoreRow) throws -> Void) throws
     /// Counts the rows matching `query` (ignoring its attributes and sort).
@@ -121,4 +122,6 @@ protocol ModelStore: AnyObject, Sendable {
                       _ body: (Int64, StoreRow) throws -> Void) throws
     /// Applies a change set atomically: everything is written or nothing is.
     func apply(_ changes: ChangeSet) throws -> SaveResult
+    /// Deletes every row of every entity, in one transaction per store; returns the entities emptied.
+    func eraseAll() throws -> [String]
 }

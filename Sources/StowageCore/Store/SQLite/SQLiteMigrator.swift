@@ -18,7 +18,9 @@ enum SQLiteMigrator {
     /// there run in order (each custom stage's `willMigrate` on the old version's models, the layout
     /// change, then its `didMigrate` on the new version's models); without one, the change is one
     /// lightweight migration. Either way everything happens in one transaction.
-    static func migrateIfNeeded(path: String, to schema: Schema, plan: (any SchemaMigrationPlan.Type)?) throws {
+    /// - Parameter partial: whether the store holds part of the plan's models (one configuration of
+    ///   several): the plan's versions are then compared and migrated for those models only.
+    static func migrateIfNeeded(path: String, to schema: Schema, plan: (any SchemaMigrationPlan.Type)?, partial: Bool = false) throws {
         var configuration = Configuration()
         configuration.label = "Stowage migration"
         configuration.foreignKeysEnabled = false
@@ -31,7 +33,7 @@ enum SQLiteMigrator {
         let target = schema.layout
         guard stored != target else { return }
         let location = path
-        let stages = try plan.map { try PlannedMigration(plan: $0, stored: stored, target: schema, location: location) }
+        let stages = try plan.map { try PlannedMigration(plan: $0, stored: stored, target: schema, location: location, partial: partial) }
         let identifier = try queue.read { db in
             try String.fetchOne(db, sql: "SELECT \"value\" FROM \(SQLiteSQL.quote(SQLiteSQL.metadataTable)) WHERE \"key\" = 'store_identifier'")
         } ?? UUID().uuidString
@@ -54,7 +56,7 @@ enum SQLiteMigrator {
     /// What opening the store at `path` with `schema` and `plan` would do, read without changing the
     /// file (a read-only connection): throws what opening would throw for a backward, unknown or
     /// foreign store.
-    static func status(path: String, url: URL, schema: Schema, plan: (any SchemaMigrationPlan.Type)?) throws -> MigrationStatus {
+    static func status(path: String, url: URL, schema: Schema, plan: (any SchemaMigrationPlan.Type)?, partial: Bool) throws -> MigrationStatus {
         func status(_ state: MigrationStatus.State, recorded: Schema.Version? = nil, at version: (any VersionedSchema.Type)? = nil,
                     stages: [MigrationStage] = [], changes: [String] = []) -> MigrationStatus {
             MigrationStatus(url: url, state: state, recordedVersion: recorded, storeVersion: version.map { $0.versionIdentifier },
@@ -72,7 +74,7 @@ enum SQLiteMigrator {
         guard let plan else {
             return status(changes.isEmpty ? .upToDate : .needsMigration, recorded: recorded, changes: changes)
         }
-        let planned = try PlannedMigration(plan: plan, stored: stored, target: schema, location: path)
+        let planned = try PlannedMigration(plan: plan, stored: stored, target: schema, location: path, partial: partial)
         return status(changes.isEmpty ? .upToDate : .needsMigration, recorded: recorded, at: planned.startVersion,
                       stages: changes.isEmpty ? [] : planned.stages, changes: changes)
     }
@@ -157,10 +159,12 @@ struct PlannedMigration {
     let startLayout: SchemaLayout
     let target: Schema
     let location: String
-    /// The schema of every version of the plan, in the plan's order.
+    /// The schema of every version of the plan, in the plan's order (for a partial store, of the
+    /// models it holds), and each version's name.
     let versionSchemas: [Schema]
+    let versionNames: [String]
 
-    init(plan: any SchemaMigrationPlan.Type, stored: SchemaLayout, target: Schema, location: String) throws {
+    init(plan: any SchemaMigrationPlan.Type, stored: SchemaLayout, target: Schema, location: String, partial: Bool = false) throws {
         self.target = target
         self.location = location
         self.startLayout = stored
@@ -170,7 +174,13 @@ struct PlannedMigration {
         }
         // The plan's shape was checked when the container was created (`validate`): every version has a name.
         let names = versions.map { versionName(of: $0) ?? "?" }
-        versionSchemas = versions.map(Schema.init(versionedSchema:))
+        versionNames = names
+        let held = Set(target.entities.map(\.name))
+        versionSchemas = versions.map { version in
+            let schema = Schema(versionedSchema: version)
+            guard partial else { return schema }
+            return Schema(schema.entities.filter { held.contains($0.name) }.map(\.modelType), version: schema.version)
+        }
         let layouts = versionSchemas.map(\.layout)
         guard let start = layouts.firstIndex(of: stored) else {
             let newest = layouts.last.map { $0.differences(from: stored).joined(separator: "; ") } ?? "the plan has no versions"
@@ -246,9 +256,12 @@ struct PlannedMigration {
             let store = SQLiteStore(schema: schema, migrating: db, queue: queue, identifier: storeIdentifier)
             return ModelContext(ModelContainer(schema: schema, store: store))
         }
+        func schema(_ version: any VersionedSchema.Type) -> Schema {
+            versionSchemas[versionNames.firstIndex(of: versionName(of: version) ?? "") ?? 0]
+        }
         for stage in stages {
-            let from = Schema(versionedSchema: stage.fromVersion)
-            let to = Schema(versionedSchema: stage.toVersion)
+            let from = schema(stage.fromVersion)
+            let to = schema(stage.toVersion)
             if case .custom(_, _, let willMigrate?, _) = stage { try willMigrate(context(from)) }
             try LightweightMigration(from: layout, to: to, location: location).run(db)
             layout = to.layout

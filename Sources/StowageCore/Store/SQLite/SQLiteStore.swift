@@ -80,7 +80,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         self.identifier = identifier
     }
 
-    init(schema: Schema, url: URL?, allowsSave: Bool, migrationPlan: (any SchemaMigrationPlan.Type)? = nil) throws {
+    /// - Parameter partial: whether the store holds part of the container's models (one configuration
+    ///   of several), which a migration plan's versions are then matched against.
+    init(schema: Schema, url: URL?, allowsSave: Bool, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, partial: Bool = false) throws {
         self.schema = schema
         self.migrationConnection = nil
         let trace = SQLDebug.isTracing ? SQLiteTrace() : nil
@@ -99,7 +101,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 // already has it); one that cannot is only checked.
                 if allowsSave {
                     do {
-                        try SQLiteMigrator.migrateIfNeeded(path: path, to: schema, plan: migrationPlan)
+                        try SQLiteMigrator.migrateIfNeeded(path: path, to: schema, plan: migrationPlan, partial: partial)
                     } catch let error as DatabaseError {
                         throw Self.openError(error, path: path)
                     }
@@ -325,17 +327,30 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
 
     // MARK: - Writing
 
+    func identifier(for entity: Schema.Entity) -> String { identifier }
+
     func apply(_ changes: ChangeSet) throws -> SaveResult {
+        try apply(changes, before: {})
+    }
+
+    /// Applies a change set, then runs `beforeCommit` inside the same transaction: when it throws,
+    /// nothing is written (a container with several stores writes the next store's changes there).
+    func apply(_ changes: ChangeSet, before beforeCommit: () throws -> Void) throws -> SaveResult {
         do {
             if let db = migrationConnection {
                 var result = SaveResult(insertedKeys: [])
                 try db.inSavepoint {
                     result = try write(changes, db)
+                    try beforeCommit()
                     return .commit
                 }
                 return result
             }
-            return try writer.write { db in try write(changes, db) }
+            return try writer.write { db in
+                let result = try write(changes, db)
+                try beforeCommit()
+                return result
+            }
         } catch var error as StowageError {
             if error.code == .saveFailed || error.code == .constraintViolation || error.code == .saveConflict {
                 error = StowageError(
@@ -348,6 +363,22 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 .saveFailed, "The save failed and nothing was written: \(error.message ?? "\(error)")",
                 sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
         }
+    }
+
+    func eraseAll() throws -> [String] {
+        do {
+            try writer.write { db in
+                // Links between the emptied tables are checked at the commit, when none is left.
+                try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> ?", arguments: [SQLiteSQL.metadataTable])
+                for table in tables { try db.execute(sql: "DELETE FROM \(SQLiteSQL.quote(table))") }
+            }
+        } catch let error as DatabaseError {
+            throw StowageError(
+                .saveFailed, "Deleting the data of the store at \(path ?? "in memory") failed and nothing was deleted: \(error.message ?? "\(error)")",
+                sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
+        }
+        return schema.entities.map(\.name)
     }
 
     /// Writes a change set on `db`, inside the transaction (or savepoint) the caller opened.
