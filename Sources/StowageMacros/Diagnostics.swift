@@ -16,6 +16,12 @@ struct StowageDiagnostic: DiagnosticMessage {
         self.severity = severity
     }
 
+    // MARK: @ModelActor
+
+    static let modelActorNotAnActor = Self(
+        "modelActorNotAnActor",
+        "@ModelActor can only be applied to an actor: it gives the actor a context and an executor that runs its code. Declare it 'actor'.")
+
     // MARK: @Model
 
     static func modelNotAClass(kind: String, name: String?) -> Self {

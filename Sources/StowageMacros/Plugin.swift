@@ -5,6 +5,7 @@ import SwiftSyntaxMacros
 struct StowageMacrosPlugin: CompilerPlugin {
     let providingMacros: [any Macro.Type] = [
         ModelMacro.self,
+        ModelActorMacro.self,
         PersistedPropertyMacro.self,
         AttributeMacro.self,
         RelationshipMacro.self,
