@@ -25,6 +25,9 @@ public final class ModelContainer: Sendable {
     /// With several configurations, the entities of those that do not allow saving.
     let readOnlyEntities: Set<String>
     private let inboxes = Locked<[ObjectIdentifier: ContextInbox]>([:])
+    /// The readers of ``changes()``.
+    let subscribers = Locked<[UUID: AsyncStream<ModelChanges>.Continuation]>([:])
+    let hasSubscribers = Atomic<Bool>(false)
     @MainActor private var main: ModelContext?
 
     /// Creates a container for model types (and every type reachable from them).

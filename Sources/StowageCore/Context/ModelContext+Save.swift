@@ -25,6 +25,8 @@ extension ModelContext {
                 "This container's configuration was created with allowsSave: false, so its contexts cannot save. Nothing was written.")
         }
         if !container.readOnlyEntities.isEmpty { try checkWritable() }
+        NotificationCenter.default.post(name: ModelContext.willSave, object: self)
+        guard hasChanges else { return }
         // Nothing below changes the context until the store has committed: a failed save leaves the
         // context exactly as it was.
         let cascade = try cascadedDeletions()
@@ -67,6 +69,7 @@ extension ModelContext {
         }
         var saved = SavedChanges()
         let deletedModels = deleted.models + cascadedRows
+        let deletedIdentifiers = deletedModels.map(\.persistentModelID)
         for model in deletedModels {
             let data = model.persistentBackingData
             data.state = .removed
@@ -119,6 +122,7 @@ extension ModelContext {
         for (entity, keys) in staleUpserts {
             _ = try? fetchObjects(StoreQuery(entity: entity, primaryKeys: keys))
         }
+        announce(changes, insertedKeys: result.insertedKeys, deleted: deletedIdentifiers)
         // Other contexts hear of the saved rows; the sets are built only when one exists (checked after
         // the commit: a context created later reads the committed state anyway).
         if container.hasListeners(besides: ObjectIdentifier(self)) {
@@ -133,6 +137,36 @@ extension ModelContext {
                 if let entity = data.entity, case .row(let pk)? = data.key { saved.updated[entity.name, default: []].insert(pk) }
             }
             container.broadcast(saved, from: ObjectIdentifier(self))
+        }
+    }
+
+    /// Posts ``didSave`` and hands the save to the readers of ``ModelContainer/changes()``.
+    private func announce(_ changes: ChangeSet, insertedKeys: [Int64], deleted: [PersistentIdentifier]) {
+        func identifier(_ entity: Schema.Entity, _ key: Int64) -> PersistentIdentifier {
+            PersistentIdentifier(entityName: entity.name, storeIdentifier: store.identifier(for: entity), key: .row(key))
+        }
+        let inserted = zip(changes.inserts, insertedKeys).map { identifier($0.entity, $1) }
+        let insertedSet = Set(inserted)
+        var updatedProperties: [PersistentIdentifier: Set<String>] = [:]
+        for update in changes.updates {
+            updatedProperties[identifier(update.entity, update.primaryKey), default: []].formUnion(update.attributes.map(\.name))
+        }
+        for write in changes.relationshipWrites {
+            let data = (write.model as! any PersistentModel).persistentBackingData
+            guard let entity = data.entity, case .row(let key)? = data.key else { continue }
+            let id = identifier(entity, key)
+            if !insertedSet.contains(id) { updatedProperties[id, default: []].insert(write.relationship.name) }
+        }
+        let updated = Array(updatedProperties.keys)
+        NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: [
+            ModelContext.NotificationKey.insertedIdentifiers.rawValue: inserted,
+            ModelContext.NotificationKey.updatedIdentifiers.rawValue: updated,
+            ModelContext.NotificationKey.deletedIdentifiers.rawValue: deleted,
+        ])
+        if container.hasChangeSubscribers {
+            container.publish(ModelChanges(
+                inserted: inserted, updated: updated, deleted: deleted, updatedProperties: updatedProperties,
+                author: author, date: Date()))
         }
     }
 
