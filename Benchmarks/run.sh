@@ -2,7 +2,7 @@
 # Builds the benchmark in release and runs it; the table goes to the terminal and to
 # Benchmarks/.build/results.md (copy it into BENCHMARKS.md when you update the published table).
 #
-#     Benchmarks/run.sh                      # full size: 100k rows, 1M for W6 and M1, 5 runs
+#     Benchmarks/run.sh                      # full size: 100k rows, 1M for W6, W7 and M1, 5 runs
 #     Benchmarks/run.sh --scale 0.1          # a tenth of every row count
 #     FLUENT=1 Benchmarks/run.sh             # also Fluent (builds fluent-kit and its drivers: slow)
 #

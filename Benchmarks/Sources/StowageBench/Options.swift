@@ -6,15 +6,15 @@ struct Options {
     var scale = 1.0
     /// Timed runs per workload and contender; the table shows their median.
     var runs = 5
-    /// Workloads to run (W1…W6, W9, M1).
-    var workloads: Set<String> = ["W1", "W2", "W3", "W4", "W5", "W6", "W9", "M1"]
+    /// Workloads to run (W1…W7, W9, M1).
+    var workloads: Set<String> = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W9", "M1"]
     /// Also run Fluent (only when built with `--traits Fluent`).
     var fluent = false
     /// Where the Markdown report goes, if anywhere.
     var markdown: String?
     /// Where the store files go (a new temporary directory by default, removed at the end).
     var directory: String?
-    /// Child mode (M1): `--child CONTENDER MODE PATH ROWS`.
+    /// Child mode (M1, W7's memory): `--child CONTENDER MODE PATH ROWS`.
     var child: [String]?
 
     static let usage = """

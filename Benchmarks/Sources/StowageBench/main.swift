@@ -87,7 +87,7 @@ func describeMachine() -> String {
     return "\(ProcessInfo.processInfo.activeProcessorCount) cores (\(cpu)), \(memory)"
 }
 
-print("stowage-bench: \(rowCount) rows, \(bigRowCount) for W6, \(lookupCount) lookups, \(options.runs) runs, scale \(options.scale)")
+print("stowage-bench: \(rowCount) rows, \(bigRowCount) for W6 and W7, \(lookupCount) lookups, \(options.runs) runs, scale \(options.scale)")
 print("machine: \(describeMachine())")
 print("contenders: \(contenders.map(\.name).joined(separator: ", "))")
 
@@ -149,6 +149,55 @@ if options.workloads.contains("W6") {
     }
 }
 
+var memoryLines: [String] = []
+@MainActor func appendMemoryLine(_ line: String) {
+    if memoryLines.isEmpty {
+        memoryLines = ["| Memory workload | Contender | Peak RSS growth (MB) | Rows |", "|---|---|---:|---:|"]
+    }
+    memoryLines.append(line)
+}
+/// Lines printed under the tables (and written to the Markdown report).
+var notes: [String] = []
+
+if options.workloads.contains("W7") {
+    print("W7 migrate \(bigRowCount) rows…")
+    let title = "migrate \(bigRowCount) rows (rename, add, rewrite every row)"
+    let source = directory.appendingPathComponent("w7-v1.sqlite").path
+    try W7Store.prepare(path: source, rows: bigRowCount)
+    var phases: [[Double]] = []
+    try interleave { contender, run in
+        guard let migrator = contender as? any MigrationContender else { return }
+        for variant in migrator.migrationVariants {
+            let path = directory.appendingPathComponent("w7-\(slug(variant))-\(run).sqlite").path
+            try W7Store.copy(source, to: path)
+            let sample = try migrator.migrate(variant, path: path)
+            if variant == stowage.name { phases.append(lastMigrationPhases) }
+            try W7Store.verify(path: path, rows: bigRowCount, variant: variant)
+            try migrator.checkMigrated(variant, path: path, rows: bigRowCount)
+            results.record("W7", title, [sample])
+            removeStore(path)
+        }
+    }
+    if !phases.isEmpty {
+        let medians = (0..<3).map { i in String(format: "%.0f", median(phases.map { $0[i] })) }
+        notes.append(
+            "W7 Stowage phases (median ms): up to didMigrate (open, rebuild the table) \(medians[0]), "
+                + "didMigrate (enumerate + saves) \(medians[1]), after it (record, commit, checkpoint, open) \(medians[2])")
+    }
+    // Peak memory of each variant's migration, each in a fresh child process.
+    for case let migrator as any MigrationContender in contenders {
+        for variant in migrator.migrationMemoryVariants {
+            let path = directory.appendingPathComponent("w7-memory-\(slug(variant)).sqlite").path
+            try W7Store.copy(source, to: path)
+            let (growth, seen) = try MemoryProbe.measure(slug(variant), mode: "migrate", path: path, rows: bigRowCount)
+            try W7Store.verify(path: path, rows: bigRowCount, variant: variant)
+            appendMemoryLine("| **W7** \(title) | \(variant) | \(String(format: "%.1f", growth)) | \(seen) |")
+            removeStore(path)
+        }
+    }
+    removeStore(source)
+}
+
 if options.workloads.contains("W9") {
     print("W9 lookups by a unique string…")
     let keyCount = min(scaled(1_000), rowCount)
@@ -159,13 +208,8 @@ if options.workloads.contains("W9") {
     }
 }
 
-var memoryLines: [String] = []
 if options.workloads.contains("M1") {
     print("M1 peak memory (child processes)…")
-    memoryLines = [
-        "| Memory workload | Contender | Peak RSS growth (MB) | Rows |",
-        "|---|---|---:|---:|",
-    ]
     let memoryContenders = contenders.filter { !($0.name == "GRDB manual") }
     for (label, rows) in [("iterate", rowCount), ("iterate", bigRowCount)] {
         // The stores W6 would iterate, at this row count.
@@ -173,14 +217,14 @@ if options.workloads.contains("M1") {
             let path = storePath(contender, "m1-\(rows)")
             try contender.prepareIterationStore(path: path, rows: rows)
             let (growth, seen) = try MemoryProbe.measure(contender, mode: label, path: path, rows: rows)
-            memoryLines.append("| **M1** iterate \(rows) | \(contender.name) | \(String(format: "%.1f", growth)) | \(seen) |")
+            appendMemoryLine("| **M1** iterate \(rows) | \(contender.name) | \(String(format: "%.1f", growth)) | \(seen) |")
             removeStore(path)
         }
     }
     for contender in memoryContenders {
         let path = storePath(contender, "m1-insert")
         let (growth, seen) = try MemoryProbe.measure(contender, mode: "insert", path: path, rows: bigRowCount)
-        memoryLines.append("| **M1** insert \(bigRowCount), save every 10k | \(contender.name) | \(String(format: "%.1f", growth)) | \(seen) |")
+        appendMemoryLine("| **M1** insert \(bigRowCount), save every 10k | \(contender.name) | \(String(format: "%.1f", growth)) | \(seen) |")
         removeStore(path)
     }
 }
@@ -188,16 +232,19 @@ if options.workloads.contains("M1") {
 let table = results.table()
 print("\n" + table)
 if !memoryLines.isEmpty { print("\n" + memoryLines.joined(separator: "\n")) }
+if !notes.isEmpty { print("\n" + notes.joined(separator: "\n")) }
 
 if let markdown = options.markdown {
     let formatter = ISO8601DateFormatter()
     let report = """
         Run \(formatter.string(from: Date())) on \(describeMachine()); \(options.runs) runs per workload, \
-        scale \(options.scale) (\(rowCount) rows, \(bigRowCount) for W6 and M1, \(lookupCount) lookups).
+        scale \(options.scale) (\(rowCount) rows, \(bigRowCount) for W6, W7 and M1, \(lookupCount) lookups).
 
         \(table)
 
         \(memoryLines.joined(separator: "\n"))
+
+        \(notes.joined(separator: "\n\n"))
 
         Statements Stowage ran for each workload (SQLDebug, on a 20-row store):
 
