@@ -155,7 +155,8 @@ struct MigrationKillTests {
         #expect(try recordedVersion(url) == "3.0.0")
         try storeRead(url) { db in
             let columns = try GRDB.Row.fetchAll(db, sql: "PRAGMA table_info(Entry)").map { $0["name"] as String }
-            #expect(columns == ["_pk", "serial", "heading", "body", "pages", "weight", "rating", "summary", "slug", "drawer_pk", "drawer_position"], "\(columns)")
+            // In any order: columns added in place (ALTER TABLE ADD COLUMN) come last.
+            #expect(columns.sorted() == ["_pk", "serial", "heading", "body", "pages", "weight", "rating", "summary", "slug", "drawer_pk", "drawer_position"].sorted(), "\(columns)")
             let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
             #expect(tables == ["Drawer", "Entry", "_stowage_metadata", "sqlite_sequence"], "\(tables)")
             let indexes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Entry' AND sql IS NOT NULL ORDER BY name")

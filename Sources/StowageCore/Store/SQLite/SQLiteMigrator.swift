@@ -317,7 +317,9 @@ struct LightweightMigration {
                 for statement in SQLiteSchema.createStatements(for: entity) { try db.execute(sql: statement) }
                 continue
             }
-            if SchemaLayout.Entity(entity) != previous { try rebuild(entity, from: previous, db) }
+            if SchemaLayout.Entity(entity) != previous, try !alterInPlace(entity, from: previous, db) {
+                try rebuild(entity, from: previous, db)
+            }
         }
         try migrateJoinTables(joinTables, db)
     }
@@ -405,6 +407,58 @@ struct LightweightMigration {
         }
         for table in oldTables.subtracting(kept) {
             try db.execute(sql: "DROP TABLE IF EXISTS \(q(moved[table] ?? table))")
+        }
+    }
+
+    /// Changes one entity's table with `ALTER TABLE` when the change allows it — columns renamed,
+    /// added (optional, or with a declared default) or removed, uniqueness and indexes changed — so that
+    /// the rows are not copied: SQLite rewrites the schema, not the table. Returns `false`, having
+    /// changed nothing, for anything else (optionality, relationships, external storage, a new
+    /// required column without a default), which ``rebuild(_:from:_:)`` handles.
+    private func alterInPlace(_ entity: Schema.Entity, from previous: SchemaLayout.Entity, _ db: Database) throws -> Bool {
+        guard previous.relationships == SchemaLayout.Entity(entity).relationships,
+              previous.externalColumns.isEmpty, entity.externalAttributes.isEmpty
+        else { return false }
+        let q = SQLiteSQL.quote
+        var unused = Dictionary(previous.columns.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var renames: [(from: String, to: String)] = []
+        var additions: [String] = []
+        for attribute in entity.columnAttributes {
+            let column = SchemaLayout.Column(attribute)
+            if let name = [attribute.name, attribute.originalName].first(where: { unused[$0] != nil }), let old = unused[name] {
+                // A type change is refused by the rebuild, with its message.
+                guard old.type == column.type, old.isOptional == column.isOptional else { return false }
+                unused[name] = nil
+                if name != attribute.name { renames.append((name, attribute.name)) }
+                continue
+            }
+            var definition = "\(q(attribute.name)) \(column.type)"
+            if !attribute.isOptional {
+                guard let value = try defaultValue(of: attribute, in: entity), let literal = Self.literal(value) else { return false }
+                definition += " NOT NULL DEFAULT \(literal)"
+            }
+            additions.append(definition)
+        }
+        let table = q(entity.name)
+        // Indexes go first (a column an index uses cannot be dropped) and come back under the new names.
+        let indexes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", arguments: [entity.name])
+        for index in indexes { try db.execute(sql: "DROP INDEX \(q(index))") }
+        for (from, to) in renames { try db.execute(sql: "ALTER TABLE \(table) RENAME COLUMN \(q(from)) TO \(q(to))") }
+        for name in unused.keys.sorted() { try db.execute(sql: "ALTER TABLE \(table) DROP COLUMN \(q(name))") }
+        for definition in additions { try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(definition)") }
+        for group in entity.uniquenessConstraints { try checkDuplicates(group, of: entity, db) }
+        for statement in SQLiteSchema.tableStatements(for: entity).indexes { try db.execute(sql: statement) }
+        return true
+    }
+
+    /// A value as an SQL literal, for a column's `DEFAULT`.
+    private static func literal(_ value: DatabaseValue) -> String? {
+        switch value.storage {
+        case .null: "NULL"
+        case .int64(let value): String(value)
+        case .double(let value): value.isFinite ? "\(value)" : nil
+        case .string(let value): "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let data): "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
         }
     }
 
