@@ -46,7 +46,9 @@ let package = Package(
         // Models for the reopening tests, and the program those tests launch to open a store in a fresh
         // process (`swift test` builds it with every other product).
         .target(name: "ReopenFixtures", dependencies: ["Stowage"], path: "Tests/ReopenFixtures"),
-        .executableTarget(name: "stowage-reopen-probe", dependencies: ["ReopenFixtures"], path: "Tests/ReopenProbe"),
+        .executableTarget(
+            name: "stowage-reopen-probe",
+            dependencies: ["ReopenFixtures", .product(name: "GRDBSQLite", package: "GRDB.swift")], path: "Tests/ReopenProbe"),
         .testTarget(name: "StowageTests", dependencies: ["Stowage", "ReopenFixtures", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "StowagePredicateTests", dependencies: ["Stowage"]),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import GRDBSQLite
 import ReopenFixtures
 import Stowage
 
@@ -12,6 +13,10 @@ import Stowage
 //     stowage-reopen-probe migrate STORE                 opens it with MigrationKillV3 and MigrationKillPlan,
 //                                                        printing "opening", the custom stage's progress
 //                                                        (unbuffered, one line each) and "migrated N"
+//     stowage-reopen-probe hold-lock STORE SECONDS       takes the store's write lock (raw SQLite, BEGIN
+//                                                        IMMEDIATE), prints "locked", holds it SECONDS, commits
+//     stowage-reopen-probe save-lamps STORE COUNT        opens a Lamp store and saves COUNT lamps, one save
+//                                                        each, then prints "saved COUNT"
 //
 // Exits 0 on success; on a StowageError prints "error <code>: <message>" and exits 1.
 
@@ -50,6 +55,26 @@ do {
         say("opening")
         let count = try ModelContext(MigrationKillFixture.openMigrating(url)).fetchCount(FetchDescriptor<MigrationKillV3.Entry>())
         say("migrated \(count)")
+    case ("hold-lock", 4):
+        guard let seconds = Double(arguments[3]) else { usage() }
+        var connection: OpaquePointer?
+        guard sqlite3_open(url.path, &connection) == SQLITE_OK, sqlite3_exec(connection, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK else {
+            say("error lock: \(String(cString: sqlite3_errmsg(connection)))")
+            exit(1)
+        }
+        say("locked")
+        Thread.sleep(forTimeInterval: seconds)
+        sqlite3_exec(connection, "COMMIT", nil, nil, nil)
+        sqlite3_close(connection)
+        say("released")
+    case ("save-lamps", 4):
+        guard let count = Int(arguments[3]) else { usage() }
+        let context = ModelContext(try ReopenFixtures.open(url, types: ["Lamp"]))
+        for index in 0..<count {
+            context.insert(Lamp(watts: Double(index)))
+            try context.save()
+        }
+        say("saved \(count)")
     default:
         usage()
     }

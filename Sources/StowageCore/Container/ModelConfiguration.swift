@@ -27,6 +27,10 @@ public struct ModelConfiguration: Hashable, Identifiable, Sendable, CustomDebugS
     public let groupContainer: GroupContainer
     /// The CloudKit database SwiftData would sync with: Stowage does not sync (see ``CloudKitDatabase``).
     public let cloudKitDatabase: CloudKitDatabase
+    /// How long a save, a migration or opening the store waits while another connection or process
+    /// writes to the same file, before failing with ``StowageError/Code/storeBusy`` (nothing written).
+    /// Five seconds unless set. Not in SwiftData, whose stores wait on their own.
+    public var busyTimeout: TimeInterval = 5
 
     /// The configuration's URL: two configurations of a container cannot share one.
     public var id: URL { url }

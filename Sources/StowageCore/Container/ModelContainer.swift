@@ -90,7 +90,8 @@ public final class ModelContainer: Sendable {
         for (configuration, schema) in assignments {
             let store = try SQLiteStore(
                 schema: schema, url: configuration.isStoredInMemoryOnly ? nil : configuration.url,
-                allowsSave: configuration.allowsSave, migrationPlan: migrationPlan, partial: assignments.count > 1)
+                allowsSave: configuration.allowsSave, migrationPlan: migrationPlan, partial: assignments.count > 1,
+                busyTimeout: configuration.busyTimeout)
             stores.append((store, schema.entities.map(\.name)))
             if !configuration.allowsSave { readOnly.formUnion(schema.entities.map(\.name)) }
         }

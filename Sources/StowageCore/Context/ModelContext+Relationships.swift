@@ -191,7 +191,7 @@ extension ModelContext {
         }
         for model in changed.models where !goingAway.contains(ObjectIdentifier(model)) {
             let data = model.persistentBackingData
-            guard data.state == .persisted, let entity = data.entity else { continue }
+            guard data.state == .persisted, let entity = data.entity, !entity.relationshipList.isEmpty else { continue }
             for index in data.changedProperties {
                 guard let relationship = entity.properties[index] as? Schema.Relationship else { continue }
                 if case .inverseForeignKey = relationship.storage, relationship.isToOneRelationship { continue }

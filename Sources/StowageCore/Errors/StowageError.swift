@@ -76,6 +76,9 @@ public struct StowageError: Error, CustomStringConvertible, Hashable, @unchecked
         public static let invalidSchema = Code("invalidSchema")
         /// No model exists for an identifier.
         public static let modelNotFound = Code("modelNotFound")
+        /// Another connection or process kept the store's write lock longer than the configuration's
+        /// `busyTimeout`; nothing was written.
+        public static let storeBusy = Code("storeBusy")
         /// A configuration asks for CloudKit sync (`cloudKitDatabase: .private(_:)`), which Stowage does not do.
         public static let cloudKitUnavailable = Code("cloudKitUnavailable")
 

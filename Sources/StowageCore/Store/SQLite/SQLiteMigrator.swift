@@ -20,9 +20,12 @@ enum SQLiteMigrator {
     /// lightweight migration. Either way everything happens in one transaction.
     /// - Parameter partial: whether the store holds part of the plan's models (one configuration of
     ///   several): the plan's versions are then compared and migrated for those models only.
-    static func migrateIfNeeded(path: String, to schema: Schema, plan: (any SchemaMigrationPlan.Type)?, partial: Bool = false) throws {
+    static func migrateIfNeeded(
+        path: String, to schema: Schema, plan: (any SchemaMigrationPlan.Type)?, partial: Bool = false, busyTimeout: TimeInterval = 5
+    ) throws {
         var configuration = Configuration()
         configuration.label = "Stowage migration"
+        configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = false
         configuration.prepareDatabase { db in
             if let connection = db.sqliteConnection { SQLiteFunctions.register(on: connection) }

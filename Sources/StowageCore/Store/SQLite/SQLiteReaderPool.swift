@@ -18,19 +18,21 @@ final class SQLiteReaderPool: @unchecked Sendable {
 
     private let path: String
     private let trace: SQLiteTrace?
+    private let busyTimeout: TimeInterval
     private let idle = Locked<[SQLiteReader]>([])
     /// Idle connections kept open; readers beyond this (a burst of concurrent reads) are closed when done.
     private let maximumIdleCount = 8
 
-    init(path: String, trace: SQLiteTrace?) {
+    init(path: String, trace: SQLiteTrace?, busyTimeout: TimeInterval) {
         self.path = path
         self.trace = trace
+        self.busyTimeout = busyTimeout
     }
 
     /// Runs `body` with a connection no other thread uses meanwhile. Reentrant: a read inside `body` takes
     /// another connection.
     func withReader<Result>(_ body: (SQLiteReader) throws -> Result) throws -> Result {
-        let reader = try idle.withLock { $0.popLast() } ?? SQLiteReader(path: path, trace: trace)
+        let reader = try idle.withLock { $0.popLast() } ?? SQLiteReader(path: path, trace: trace, busyTimeout: busyTimeout)
         defer {
             let kept = idle.withLock { readers in
                 guard readers.count < maximumIdleCount else { return false }
@@ -60,7 +62,7 @@ final class SQLiteReader {
     /// varies, such as `IN` lists of every length, must not grow it without bound).
     private let maximumStatementCount = 256
 
-    init(path: String, trace: SQLiteTrace?) throws {
+    init(path: String, trace: SQLiteTrace?, busyTimeout: TimeInterval) throws {
         var connection: OpaquePointer?
         let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
         let result = sqlite3_open_v2(path, &connection, flags, nil)
@@ -72,8 +74,8 @@ final class SQLiteReader {
         self.connection = connection
         self.trace = trace
         sqlite3_extended_result_codes(connection, 1)
-        // A reader waits briefly for a writer that is checkpointing or recovering the WAL.
-        sqlite3_busy_timeout(connection, 5_000)
+        // A reader waits for a writer that is checkpointing or recovering the WAL.
+        sqlite3_busy_timeout(connection, Int32(clamping: Int((busyTimeout * 1000).rounded())))
         SQLiteFunctions.register(on: connection)
         trace?.install(on: connection)
     }

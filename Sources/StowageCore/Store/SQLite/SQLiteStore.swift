@@ -11,6 +11,8 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
 
     let identifier: String
     let schema: Schema
+    /// How long a write waits for another connection's lock (see ``ModelConfiguration/busyTimeout``).
+    let busyTimeout: TimeInterval
     /// The store file, or `nil` for an in-memory store.
     let path: String?
     let writer: any DatabaseWriter
@@ -78,15 +80,20 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         self.readers = nil
         self.migrationConnection = db
         self.identifier = identifier
+        self.busyTimeout = 0
     }
 
     /// - Parameter partial: whether the store holds part of the container's models (one configuration
     ///   of several), which a migration plan's versions are then matched against.
-    init(schema: Schema, url: URL?, allowsSave: Bool, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, partial: Bool = false) throws {
+    init(
+        schema: Schema, url: URL?, allowsSave: Bool, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, partial: Bool = false,
+        busyTimeout: TimeInterval = 5
+    ) throws {
         self.schema = schema
         self.migrationConnection = nil
+        self.busyTimeout = busyTimeout
         let trace = SQLDebug.isTracing ? SQLiteTrace() : nil
-        var configuration = Self.configuration(trace: trace)
+        var configuration = Self.configuration(trace: trace, busyTimeout: busyTimeout)
         if let url {
             let path = url.path
             self.path = path
@@ -101,13 +108,13 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 // already has it); one that cannot is only checked.
                 if allowsSave {
                     do {
-                        try SQLiteMigrator.migrateIfNeeded(path: path, to: schema, plan: migrationPlan, partial: partial)
+                        try SQLiteMigrator.migrateIfNeeded(path: path, to: schema, plan: migrationPlan, partial: partial, busyTimeout: busyTimeout)
                     } catch let error as DatabaseError {
                         throw Self.openError(error, path: path)
                     }
                     // Other errors are Stowage's own or thrown by a migration stage's code: as they are.
                 }
-                try Self.checkExistingStore(schema, at: path)
+                try Self.checkExistingStore(schema, at: path, busyTimeout: busyTimeout)
             }
             // A store that cannot save is opened read-only, so that opening it writes nothing either
             // (GRDB's WAL set-up commits a transaction).
@@ -119,7 +126,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                     try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
                 }
                 writer = pool
-                readers = SQLiteReaderPool(path: path, trace: trace)
+                readers = SQLiteReaderPool(path: path, trace: trace, busyTimeout: busyTimeout)
             } catch {
                 throw Self.openError(error, path: path)
             }
@@ -139,9 +146,12 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         SQLDebug.storeOpened(path ?? "in memory (\(identifier))")
     }
 
-    private static func configuration(trace: SQLiteTrace?) -> Configuration {
+    /// The writer's configuration. A busy store is waited for up to `busyTimeout` (SQLite's busy
+    /// handler sleeps and retries), at open (setting WAL mode), at `BEGIN IMMEDIATE` and at commit.
+    static func configuration(trace: SQLiteTrace?, busyTimeout: TimeInterval) -> Configuration {
         var configuration = Configuration()
         configuration.label = "Stowage"
+        configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in
             // WAL with synchronous=FULL: a transaction is durable when the commit returns (GRDB's
@@ -210,10 +220,11 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     /// Checks the tables of an existing store file against the schema through a plain connection that
     /// only reads, before the WAL pool opens it: opening the pool switches a rollback-journal file to WAL,
     /// which would modify a file that is about to be refused.
-    private static func checkExistingStore(_ schema: Schema, at path: String) throws {
+    private static func checkExistingStore(_ schema: Schema, at path: String, busyTimeout: TimeInterval) throws {
         do {
             var configuration = Configuration()
             configuration.label = "Stowage schema check"
+            configuration.busyMode = .timeout(busyTimeout)
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             _ = try SQLiteSchema.existingIdentifier(schema, in: queue, path: path)
             try queue.close()
@@ -226,6 +237,12 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         if let error = error as? StowageError { return error }
         if let error = error as? DatabaseError {
             let reason = error.message ?? "\(error)"
+            if error.resultCode == .SQLITE_BUSY {
+                return StowageError(
+                    .storeBusy,
+                    "Cannot open the store at \(path): another connection or process kept it locked for more than the configuration's busyTimeout. Nothing was changed; try again.",
+                    sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
+            }
             if error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
                 return StowageError(
                     .notADatabase,
@@ -358,6 +375,11 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                     entityName: error.entityName, sql: error.sql, sqliteCode: error.sqliteCode, underlying: error.underlying)
             }
             throw error
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+            throw StowageError(
+                .storeBusy,
+                "The save waited \(busyTimeout) s for another connection or process to finish writing to the store, and gave up; nothing was written and the context keeps its changes. Save again, or raise ModelConfiguration.busyTimeout.",
+                sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
         } catch let error as DatabaseError {
             throw StowageError(
                 .saveFailed, "The save failed and nothing was written: \(error.message ?? "\(error)")",
