@@ -34,6 +34,15 @@ public final class ModelContext {
     /// A name recorded as the author of the context's saves.
     public var author: String?
 
+    /// The undo manager that records the context's inserts, deletes and attribute changes, or `nil`
+    /// (the default) for none. `UndoManager` belongs to the main actor: give one only to a context used
+    /// on the main actor (``ModelContainer/mainContext``). On Linux, Stowage provides `UndoManager`
+    /// with Foundation's API. Not recorded yet: relationship changes, and a deletion once saved (undoing
+    /// it does nothing: the row is gone).
+    public var undoManager: UndoManager?
+    /// The object the context's undo actions are registered with (see `registerUndo`).
+    lazy var undoTarget = UndoTarget(self)
+
     /// Strict predicate mode: when `true`, a fetch whose predicate or sort cannot run entirely in SQL
     /// throws ``StowageError/Code/unsupportedPredicate`` instead of evaluating the remainder in Swift.
     /// Defaults to `true` when the environment variable `STOWAGE_STRICT_PREDICATES` is `1`.
@@ -133,6 +142,7 @@ public final class ModelContext {
             data.entity = entity
             data.state = .inserted
             inserted.insert(model)
+            if undoManager != nil { registerUndoOfInsert(model) }
             noteChange()
             // Inserting a model inserts every model reachable from it.
             for relationship in entity.relationshipList {
@@ -172,6 +182,7 @@ public final class ModelContext {
         guard data.context === self else { return }
         switch data.state {
         case .inserted:
+            if undoManager != nil { registerUndoOfDelete(model, wasInserted: true) }
             inserted.remove(model)
             data.state = .detached
             if let entity = data.entity {
@@ -192,6 +203,7 @@ public final class ModelContext {
             detach(data)
             noteChange()
         case .persisted:
+            if undoManager != nil { registerUndoOfDelete(model, wasInserted: false) }
             data.state = .deleted
             changed.remove(model)
             deleted.insert(model)
@@ -225,7 +237,10 @@ public final class ModelContext {
         propertyWillChange(model, data, entity: entity, index: relationship.index)
     }
 
-    private func propertyWillChange(_ model: any PersistentModel, _ data: ModelBackingData, entity: Schema.Entity, index: Int) {
+    /// Records that a property of `model` is about to change: its value before the first change since
+    /// the last save is kept for `rollback()`, and the undo manager, if any, learns how to undo it.
+    func propertyWillChange(_ model: any PersistentModel, _ data: ModelBackingData, entity: Schema.Entity, index: Int) {
+        if undoManager != nil { registerUndoOfChange(model, data, entity: entity, index: index) }
         if !data.changedProperties.contains(index) {
             data.snapshot[index] = snapshot(of: entity.properties[index], in: model)
             data.changedProperties.insert(index)

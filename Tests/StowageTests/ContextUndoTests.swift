@@ -1,0 +1,86 @@
+import Foundation
+import Stowage
+import Testing
+
+@Suite("Undo in a context")
+@MainActor
+struct ContextUndoTests {
+    /// A context with an undo manager whose groups the test opens and closes.
+    private func makeContext() throws -> (ModelContext, UndoManager) {
+        let context = ModelContext(try inMemoryContainer(Item.self))
+        let undoManager = UndoManager()
+        undoManager.groupsByEvent = false
+        context.undoManager = undoManager
+        return (context, undoManager)
+    }
+
+    private func group(_ undoManager: UndoManager, _ body: () throws -> Void) rethrows {
+        undoManager.beginUndoGrouping()
+        defer { undoManager.endUndoGrouping() }
+        try body()
+    }
+
+    private func names(_ context: ModelContext) throws -> [String] {
+        try context.fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.name)])).map(\.name)
+    }
+
+    @Test func attributeChangesUndoAndRedo() throws {
+        let (context, undoManager) = try makeContext()
+        let lamp = Item(name: "lamp", value: 1)
+        try group(undoManager) { context.insert(lamp) }
+        try context.save()
+        try group(undoManager) { lamp.value = 2 }
+        try group(undoManager) { lamp.value = 3; lamp.name = "desk lamp" }
+        #expect(undoManager.canUndo)
+
+        undoManager.undo()
+        #expect(lamp.value == 2 && lamp.name == "lamp")
+        undoManager.undo()
+        #expect(lamp.value == 1)
+        undoManager.redo()
+        #expect(lamp.value == 2)
+        undoManager.redo()
+        #expect(lamp.value == 3 && lamp.name == "desk lamp")
+        undoManager.undo()
+        #expect(lamp.value == 2 && lamp.name == "lamp")
+        #expect(context.hasChanges, "an undo after a save is a change")
+        try context.save()
+        let reread = ModelContext(context.container)
+        #expect(try reread.fetch(FetchDescriptor<Item>()).map(\.value) == [2], "the next save writes the undone value")
+    }
+
+    @Test func insertsAndDeletesUndoAndRedo() throws {
+        let (context, undoManager) = try makeContext()
+        let lamp = Item(name: "lamp", value: 1), desk = Item(name: "desk", value: 2)
+        try group(undoManager) {
+            context.insert(lamp)
+            context.insert(desk)
+        }
+        undoManager.undo()
+        #expect(context.insertedModelsArray.isEmpty && !context.hasChanges)
+        undoManager.redo()
+        #expect(context.insertedModelsArray.count == 2)
+        try context.save()
+
+        try group(undoManager) { context.delete(desk) }
+        #expect(desk.isDeleted)
+        undoManager.undo()
+        #expect(!desk.isDeleted && context.deletedModelsArray.isEmpty)
+        try context.save()
+        #expect(try names(context) == ["desk", "lamp"])
+
+        // Undoing the insert after its save deletes the model at the next save.
+        undoManager.undo()  // the deletion's group was undone; next is the insert group
+        #expect(lamp.isDeleted && desk.isDeleted)
+        try context.save()
+        #expect(try names(context).isEmpty)
+    }
+
+    @Test func aContextWithoutAnUndoManagerRecordsNothing() throws {
+        let context = ModelContext(try inMemoryContainer(Item.self))
+        let undoManager = UndoManager()
+        context.insert(Item(name: "lamp", value: 1))
+        #expect(!undoManager.canUndo)
+        #expect(context.undoManager == nil)
+    }
+}
