@@ -1,0 +1,61 @@
+import Foundation
+import Stowage
+import Testing
+
+// The snippets of the README's "Background work" and "Reacting to changes", as they are written there
+// (keep both in step).
+
+@ModelActor
+actor BudgetImporter {
+    func importBudgets(_ names: [String]) throws -> [PersistentIdentifier] {
+        let budgets = names.map { Budget(name: $0, limit: 100) }
+        for budget in budgets { modelContext.insert(budget) }
+        try modelContext.save()
+        return budgets.map(\.persistentModelID)
+    }
+}
+
+/// What the README's observers saw.
+private final class Seen: @unchecked Sendable {
+    // @unchecked Sendable: behind `lock`.
+    let lock = NSLock()
+    var insertedCounts: [Int] = []
+    var streamed: [ModelChanges] = []
+}
+
+@Suite("README: background work and reacting to changes")
+struct ReadmeConcurrencyTests {
+    @Test func backgroundWork() async throws {
+        let container = try ModelContainer(for: Budget.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let importer = BudgetImporter(modelContainer: container)
+        let ids = try await importer.importBudgets(["Food", "Rent"])
+        let food = await MainActor.run { (container.mainContext.model(for: ids[0]) as? Budget)?.name }  // saved on the actor, seen here
+        #expect(food == "Food")
+    }
+
+    @Test func reactingToChanges() async throws {
+        let container = try ModelContainer(for: Budget.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let seen = Seen()
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: nil, queue: nil) { note in
+            let inserted = note.userInfo?[ModelContext.NotificationKey.insertedIdentifiers.rawValue] as? [PersistentIdentifier] ?? []
+            guard inserted.first.map({ $0.storeIdentifier }) != nil else { return }
+            seen.lock.withLock { seen.insertedCounts.append(inserted.count) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let streamed = { (stream: AsyncStream<ModelChanges>) in
+            Task {
+                for await changes in stream {
+                    seen.lock.withLock { seen.streamed.append(changes) }
+                    return
+                }
+            }
+        }(container.changes())
+
+        _ = try await BudgetImporter(modelContainer: container).importBudgets(["Food", "Rent"])
+        await streamed.value
+        seen.lock.withLock {
+            #expect(seen.insertedCounts.contains(2))
+            #expect(seen.streamed.first?.entityNames == ["Budget"] && seen.streamed.first?.inserted.count == 2)
+        }
+    }
+}
