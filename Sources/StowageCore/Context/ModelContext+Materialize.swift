@@ -133,6 +133,12 @@ extension Array where Element: AnyObject {
     /// An array of the objects, which the caller knows are all of type `Element` (models of one entity):
     /// no dynamic cast per object.
     init(castingElementsOf objects: ContiguousArray<any PersistentModel>) {
+        // `init(unsafeUninitializedCapacity: 0)` stores the count into the shared empty-array storage,
+        // which Thread Sanitizer reports as a race between threads that do it at once.
+        guard !objects.isEmpty else {
+            self = []
+            return
+        }
         self.init(unsafeUninitializedCapacity: objects.count) { buffer, initialized in
             for object in objects {
                 (buffer.baseAddress! + initialized).initialize(to: unsafeDowncast(object as AnyObject, to: Element.self))
