@@ -141,29 +141,50 @@ extension ModelContext {
     }
 
     /// Posts ``didSave`` and hands the save to the readers of ``ModelContainer/changes()``.
+    ///
+    /// On the save path, so built for cost: a store identifier is looked up once per entity, models
+    /// are told apart by object identity (no identifier hashing), and the changed property names are
+    /// gathered only while ``ModelContainer/changes()`` has a reader.
     private func announce(_ changes: ChangeSet, insertedKeys: [Int64], deleted: [PersistentIdentifier]) {
+        var lastEntity: Schema.Entity?
+        var lastStoreIdentifier = ""
         func identifier(_ entity: Schema.Entity, _ key: Int64) -> PersistentIdentifier {
-            PersistentIdentifier(entityName: entity.name, storeIdentifier: store.identifier(for: entity), key: .row(key))
+            if entity !== lastEntity {
+                lastEntity = entity
+                lastStoreIdentifier = store.identifier(for: entity)
+            }
+            return PersistentIdentifier(entityName: entity.name, storeIdentifier: lastStoreIdentifier, key: .row(key))
         }
-        let inserted = zip(changes.inserts, insertedKeys).map { identifier($0.entity, $1) }
-        let insertedSet = Set(inserted)
+        var inserted: [PersistentIdentifier] = []
+        inserted.reserveCapacity(insertedKeys.count)
+        for (insert, key) in zip(changes.inserts, insertedKeys) { inserted.append(identifier(insert.entity, key)) }
+        let streaming = container.hasChangeSubscribers
+        var updated: [PersistentIdentifier] = []
+        updated.reserveCapacity(changes.updates.count)
         var updatedProperties: [PersistentIdentifier: Set<String>] = [:]
         for update in changes.updates {
-            updatedProperties[identifier(update.entity, update.primaryKey), default: []].formUnion(update.attributes.map(\.name))
+            let id = identifier(update.entity, update.primaryKey)
+            updated.append(id)
+            if streaming { updatedProperties[id] = Set(update.attributes.map(\.name)) }
         }
-        for write in changes.relationshipWrites {
-            let data = (write.model as! any PersistentModel).persistentBackingData
-            guard let entity = data.entity, case .row(let key)? = data.key else { continue }
-            let id = identifier(entity, key)
-            if !insertedSet.contains(id) { updatedProperties[id, default: []].insert(write.relationship.name) }
+        if !changes.relationshipWrites.isEmpty {
+            // A model whose links changed is updated too, once (inserted models are not).
+            let insertedObjects = Set(changes.inserts.map { ObjectIdentifier($0.model) })
+            var updatedObjects = Set(changes.updates.map { ObjectIdentifier($0.model) })
+            for write in changes.relationshipWrites where !insertedObjects.contains(ObjectIdentifier(write.model)) {
+                let data = (write.model as! any PersistentModel).persistentBackingData
+                guard let entity = data.entity, case .row(let key)? = data.key else { continue }
+                let id = identifier(entity, key)
+                if updatedObjects.insert(ObjectIdentifier(write.model)).inserted { updated.append(id) }
+                if streaming { updatedProperties[id, default: []].insert(write.relationship.name) }
+            }
         }
-        let updated = Array(updatedProperties.keys)
         NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: [
             ModelContext.NotificationKey.insertedIdentifiers.rawValue: inserted,
             ModelContext.NotificationKey.updatedIdentifiers.rawValue: updated,
             ModelContext.NotificationKey.deletedIdentifiers.rawValue: deleted,
         ])
-        if container.hasChangeSubscribers {
+        if streaming {
             container.publish(ModelChanges(
                 inserted: inserted, updated: updated, deleted: deleted, updatedProperties: updatedProperties,
                 author: author, date: Date()))
