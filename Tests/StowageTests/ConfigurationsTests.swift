@@ -12,6 +12,16 @@ import Testing
     init(text: String) { self.text = text }
 }
 
+/// A container keeping items in `items.store` and budgets (with their expenses) in `budgets.store`.
+private func twoStores(in directory: TemporaryDirectory) throws -> (ModelContainer, items: URL, budgets: URL) {
+    let items = directory.file("items.store"), budgets = directory.file("budgets.store")
+    let container = try ModelContainer(
+        for: Budget.self, Item.self,
+        configurations: ModelConfiguration("items", schema: Schema([Item.self]), url: items),
+        ModelConfiguration("rest", url: budgets))
+    return (container, items, budgets)
+}
+
 /// The tables of a store file (without SQLite's and Stowage's own).
 private func tables(_ url: URL) throws -> [String] {
     try rawRead(url) {
@@ -89,11 +99,7 @@ struct ConfigurationsTests {
     @Test func aSaveThatFailsInOneStoreWritesNothingInTheOther() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let items = directory.file("items.store"), budgets = directory.file("budgets.store")
-        let container = try ModelContainer(
-            for: Budget.self, Item.self,
-            configurations: ModelConfiguration("items", schema: Schema([Item.self]), url: items),
-            ModelConfiguration("rest", url: budgets))
+        let (container, items, budgets) = try twoStores(in: directory)
         // Each store in turn refuses its inserts, with the other store's part written first and last.
         for (failing, table) in [(budgets, "Budget"), (items, "Item")] {
             try DatabaseQueue(path: failing.path).write {
@@ -216,11 +222,7 @@ struct EraseTests {
     @Test func eraseDeletesEveryModelOfEveryStoreAndContextsSeeIt() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let items = directory.file("items.store"), budgets = directory.file("budgets.store")
-        let container = try ModelContainer(
-            for: Budget.self, Item.self,
-            configurations: ModelConfiguration("items", schema: Schema([Item.self]), url: items),
-            ModelConfiguration("rest", url: budgets))
+        let (container, items, budgets) = try twoStores(in: directory)
         let context = ModelContext(container)
         let budget = Budget(name: "Food", limit: 100)
         context.insert(budget)
