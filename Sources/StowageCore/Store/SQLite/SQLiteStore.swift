@@ -410,9 +410,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 try execute(db, deleteSQL(delete.entity), [.integer(delete.primaryKey)])
             }
         }
-        var updateSQL: [UpdateShape: String] = [:]
+        var updateStatements = UpdateStatements()
         for update in changes.updates {
-            try attributing(to: update.entity) { try applyUpdate(update, sqlCache: &updateSQL, db) }
+            try attributing(to: update.entity) { try applyUpdate(update, statements: &updateStatements, db) }
         }
         var keys: [Int64] = []
         keys.reserveCapacity(changes.inserts.count)
@@ -459,29 +459,47 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     }
 
     /// The entity and changed columns of an UPDATE: saves that change the same columns of many rows
-    /// build its SQL once.
+    /// prepare its statement once.
     private struct UpdateShape: Hashable {
         let entity: ObjectIdentifier
         let columns: [Int]
     }
 
-    private func applyUpdate(_ update: ChangeSet.Update, sqlCache: inout [UpdateShape: String], _ db: Database) throws {
-        let columns = update.attributes.filter { !$0.isExternalStorage }
+    /// The UPDATE statements of one save, by shape, and the last one used: consecutive updates of the
+    /// same columns (the common case: one loop changing the same properties) skip even the dictionary.
+    private struct UpdateStatements {
+        var byShape: [UpdateShape: OpaquePointer] = [:]
+        var last: (entity: Schema.Entity, columns: [Schema.Attribute], statement: OpaquePointer)?
+    }
+
+    private func applyUpdate(_ update: ChangeSet.Update, statements: inout UpdateStatements, _ db: Database) throws {
+        let columns = update.attributes.contains(where: \.isExternalStorage)
+            ? update.attributes.filter { !$0.isExternalStorage } : update.attributes
         if !columns.isEmpty {
-            let shape = UpdateShape(entity: ObjectIdentifier(update.entity), columns: columns.map(\.index))
-            let sql: String
-            if let cached = sqlCache[shape] {
-                sql = cached
+            let statement: OpaquePointer
+            if let last = statements.last, last.entity === update.entity, last.columns.elementsEqual(columns, by: ===) {
+                statement = last.statement
             } else {
-                var text = "UPDATE \(SQLiteSQL.quote(update.entity.name)) SET "
-                text += columns.map { "\(SQLiteSQL.quote($0.name)) = ?" }.joined(separator: ", ")
-                text += " WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
-                sqlCache[shape] = text
-                sql = text
+                let shape = UpdateShape(entity: ObjectIdentifier(update.entity), columns: columns.map(\.index))
+                if let cached = statements.byShape[shape] {
+                    statement = cached
+                } else {
+                    var text = "UPDATE \(SQLiteSQL.quote(update.entity.name)) SET "
+                    text += columns.map { "\(SQLiteSQL.quote($0.name)) = ?" }.joined(separator: ", ")
+                    text += " WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
+                    // GRDB's statement cache keeps it prepared for the connection's lifetime.
+                    statement = try db.cachedStatement(sql: text).sqliteStatement
+                    statements.byShape[shape] = statement
+                }
+                statements.last = (update.entity, columns, statement)
             }
-            var values = try columns.map { try storableValue($0, of: update.model) }
-            values.append(.integer(update.primaryKey))
-            try execute(db, sql, values)
+            sqlite3_reset(statement)
+            defer { sqlite3_reset(statement) }
+            for (offset, attribute) in columns.enumerated() {
+                SQLiteStatement.bind(try storableValue(attribute, of: update.model), at: Int32(offset + 1), in: statement)
+            }
+            sqlite3_bind_int64(statement, Int32(columns.count + 1), update.primaryKey)
+            while try SQLiteStatement.step(statement) {}
             try checkRowExists(update.entity, update.primaryKey, db)
         }
         for attribute in update.attributes where attribute.isExternalStorage {
