@@ -119,6 +119,30 @@ struct ConfigurationsTests {
         }
     }
 
+    /// Two threads saving to both stores, each touching them in the other order: the stores' write
+    /// queues are always taken in one order, so neither waits for the other forever.
+    @Test(.timeLimit(.minutes(1))) func savesTouchingBothStoresInOppositeOrdersDoNotDeadlock() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (container, _, _) = try twoStores(in: directory)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for itemFirst in [true, false] {
+                group.addTask {
+                    let context = ModelContext(container)
+                    for index in 0..<100 {
+                        if itemFirst { context.insert(Item(name: "i\(index)", value: index)) }
+                        context.insert(Budget(name: "b\(index)", limit: 1))
+                        if !itemFirst { context.insert(Item(name: "j\(index)", value: index)) }
+                        try context.save()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let context = ModelContext(container)
+        #expect(try context.fetchCount(FetchDescriptor<Item>()) == 200 && context.fetchCount(FetchDescriptor<Budget>()) == 200)
+    }
+
     @Test func eachStoreMigratesOnItsOwnAndAReadOnlyOneRefusesItsChanges() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

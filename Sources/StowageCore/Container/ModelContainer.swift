@@ -65,8 +65,9 @@ public final class ModelContainer: Sendable {
     /// Several configurations give several stores: each configuration's store holds the models of its
     /// `schema` (and those reachable from them), a configuration without a schema the models no other
     /// one names; each store is created, checked and migrated on its own (a plan's versions are
-    /// matched against the models each store holds). A relationship cannot lead from one store to
-    /// another.
+    /// matched against the models each store holds, and a custom stage's closures run once per store
+    /// that migrates, on a context over that store's models). A relationship cannot lead from one
+    /// store to another.
     ///
     /// - Throws: ``SwiftDataError``: `.duplicateConfiguration` for two configurations with one name or
     ///   URL, or holding the same model; `.configurationSchemaNotFoundInContainerSchema` for a
@@ -206,9 +207,14 @@ public final class ModelContainer: Sendable {
                 .readOnlyStore,
                 "The configuration \(configuration.name) was created with allowsSave: false, so the container's data cannot be deleted. Nothing was deleted.")
         }
-        var changes = SavedChanges()
-        changes.erased = Set(try store.eraseAll())
-        broadcast(changes, from: ObjectIdentifier(self))
+        var erased: [String] = []
+        // Contexts hear of what was erased even when a later store fails.
+        defer {
+            var changes = SavedChanges()
+            changes.erased = Set(erased)
+            broadcast(changes, from: ObjectIdentifier(self))
+        }
+        try store.eraseAll(&erased)
     }
 
     /// Deletes every model of every store of the container: ``erase()``, which SwiftData now prefers,

@@ -38,7 +38,7 @@ extension ModelContext {
 }
 
 /// What one save wrote: the models inserted, updated and deleted, and for each updated model the
-/// properties it changed. Every save of every context of a container, in commit order, through
+/// properties it changed. Every save of every context of a container, through
 /// ``ModelContainer/changes()``.
 public struct ModelChanges: Sendable, Hashable {
     /// The models the save inserted.
@@ -64,8 +64,9 @@ public struct ModelChanges: Sendable, Hashable {
 }
 
 extension ModelContainer {
-    /// Every save of the container's contexts and actors from now on, in commit order, as Sendable
-    /// values: for code that reacts to changes without NotificationCenter (a server pushing them to
+    /// Every save of the container's contexts and actors from now on, as Sendable values (each
+    /// context's saves in order; saves committed at the same moment on several threads may arrive in
+    /// either order): for code that reacts to changes without NotificationCenter (a server pushing them to
     /// clients). The sequence ends when the task iterating it is cancelled.
     ///
     /// ```swift
@@ -78,15 +79,18 @@ extension ModelContainer {
     public func changes(bufferingPolicy: AsyncStream<ModelChanges>.Continuation.BufferingPolicy = .unbounded) -> AsyncStream<ModelChanges> {
         AsyncStream(bufferingPolicy: bufferingPolicy) { continuation in
             let id = UUID()
-            subscribers.withLock { $0[id] = continuation }
-            hasSubscribers.store(true, ordering: .releasing)
+            // The flag changes with the list, under its lock: a reader ending as another starts cannot
+            // leave it false with a reader registered.
+            subscribers.withLock { subscribers in
+                subscribers[id] = continuation
+                hasSubscribers.store(true, ordering: .releasing)
+            }
             continuation.onTermination = { [weak self] _ in
                 guard let self else { return }
-                let empty = self.subscribers.withLock { subscribers in
+                self.subscribers.withLock { subscribers in
                     subscribers.removeValue(forKey: id)
-                    return subscribers.isEmpty
+                    if subscribers.isEmpty { self.hasSubscribers.store(false, ordering: .releasing) }
                 }
-                if empty { self.hasSubscribers.store(false, ordering: .releasing) }
             }
         }
     }

@@ -13,6 +13,8 @@ extension ModelContext {
     ///   is written and the context keeps all its changes.
     public func save() throws {
         processInbox()
+        // Observers of willSave may still change the context: every check below sees their changes.
+        if hasChanges { NotificationCenter.default.post(name: ModelContext.willSave, object: self) }
         if let error = pendingErrors.first {
             // Reported once: the misused models were never registered, so the next save can proceed.
             pendingErrors = []
@@ -25,8 +27,6 @@ extension ModelContext {
                 "This container's configuration was created with allowsSave: false, so its contexts cannot save. Nothing was written.")
         }
         if !container.readOnlyEntities.isEmpty { try checkWritable() }
-        NotificationCenter.default.post(name: ModelContext.willSave, object: self)
-        guard hasChanges else { return }
         // Nothing below changes the context until the store has committed: a failed save leaves the
         // context exactly as it was.
         let cascade = try cascadedDeletions()

@@ -122,6 +122,7 @@ protocol ModelStore: AnyObject, Sendable {
                       _ body: (Int64, StoreRow) throws -> Void) throws
     /// Applies a change set atomically: everything is written or nothing is.
     func apply(_ changes: ChangeSet) throws -> SaveResult
-    /// Deletes every row of every entity, in one transaction per store; returns the entities emptied.
-    func eraseAll() throws -> [String]
+    /// Deletes every row of every entity, in one transaction per store, adding the entities emptied to
+    /// `erased` as each store commits (so that a failure in a later store still reports the earlier).
+    func eraseAll(_ erased: inout [String]) throws
 }

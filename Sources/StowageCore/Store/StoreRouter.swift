@@ -5,8 +5,9 @@ import Foundation
 ///
 /// A save that changes models of several stores writes each store's part inside the transaction of the
 /// previous one, so that a failure in any part writes nothing anywhere; the transactions then commit
-/// one after the other (the last store's first). SQLite cannot commit two files as one: if a commit
-/// itself fails (the disk fills between two commits), the stores already committed keep the save.
+/// one after the other (the last store's first), always in the order of ``stores``, so that saves on
+/// several threads never wait for each other in a cycle. SQLite cannot commit two files as one: if a
+/// commit itself fails (the disk fills between two commits), the stores already committed keep the save.
 final class StoreRouter: ModelStore {
     let stores: [SQLiteStore]
     private let storeByEntity: [String: SQLiteStore]
@@ -81,6 +82,11 @@ final class StoreRouter: ModelStore {
             guard let entity = write.relationship.entity else { continue }
             parts[part(entity)].changes.relationshipWrites.append(write)
         }
+        // Always in the stores' order: two saves that take the stores' write queues in opposite orders
+        // would each wait for the other forever.
+        parts.sort { first, second in
+            stores.firstIndex { $0 === first.store } ?? 0 < stores.firstIndex { $0 === second.store } ?? 0
+        }
         var keys = [Int64](repeating: 0, count: changes.inserts.count)
         func apply(from index: Int) throws {
             guard index < parts.count else { return }
@@ -91,9 +97,7 @@ final class StoreRouter: ModelStore {
         return SaveResult(insertedKeys: keys)
     }
 
-    func eraseAll() throws -> [String] {
-        var erased: [String] = []
-        for store in stores { erased += try store.eraseAll() }
-        return erased
+    func eraseAll(_ erased: inout [String]) throws {
+        for store in stores { try store.eraseAll(&erased) }
     }
 }

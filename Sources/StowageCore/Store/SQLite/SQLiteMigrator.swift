@@ -178,7 +178,8 @@ struct PlannedMigration {
         // The plan's shape was checked when the container was created (`validate`): every version has a name.
         let names = versions.map { versionName(of: $0) ?? "?" }
         versionNames = names
-        let held = Set(target.entities.map(\.name))
+        // The models this store holds now, and those it held before (removed or renamed since).
+        let held = Set(target.entities.map(\.name)).union(stored.entities.map(\.name))
         versionSchemas = versions.map { version in
             let schema = Schema(versionedSchema: version)
             guard partial else { return schema }
@@ -419,7 +420,9 @@ struct LightweightMigration {
     /// changed nothing, for anything else (optionality, relationships, external storage, a new
     /// required column without a default), which ``rebuild(_:from:_:)`` handles.
     private func alterInPlace(_ entity: Schema.Entity, from previous: SchemaLayout.Entity, _ db: Database) throws -> Bool {
-        guard previous.relationships == SchemaLayout.Entity(entity).relationships,
+        // DROP COLUMN needs SQLite 3.35 (RENAME COLUMN 3.25): older libraries rebuild the table.
+        guard sqlite3_libversion_number() >= 3_035_000,
+              previous.relationships == SchemaLayout.Entity(entity).relationships,
               previous.externalColumns.isEmpty, entity.externalAttributes.isEmpty
         else { return false }
         let q = SQLiteSQL.quote

@@ -129,7 +129,15 @@ enum SQLiteSchema {
         let meta = SQLiteSQL.quote(SQLiteSQL.metadataTable)
         let identifier = UUID().uuidString
         let layout = schema.layout
-        try writer.write { db in
+        var createdElsewhere = false
+        // An immediate transaction, checked again inside it: another process creating the same new
+        // store at the same moment either finished first (its tables are then checked like any store's)
+        // or waits for this one.
+        try writer.writeWithoutTransaction { db in try db.inTransaction(.immediate) {
+            if try db.tableExists(SQLiteSQL.metadataTable) {
+                createdElsewhere = true
+                return .commit
+            }
             try db.execute(sql: "CREATE TABLE \(meta) (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
             for statement in createStatements(schema) { try db.execute(sql: statement) }
             let rows: [(String, String)] = [
@@ -141,7 +149,9 @@ enum SQLiteSchema {
             for (key, value) in rows {
                 try db.execute(sql: "INSERT INTO \(meta) (\"key\", \"value\") VALUES (?, ?)", arguments: [key, value])
             }
-        }
+            return .commit
+        } }
+        if createdElsewhere, let existing = try existingIdentifier(schema, in: writer, path: path) { return existing }
         return identifier
     }
 

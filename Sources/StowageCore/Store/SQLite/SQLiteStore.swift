@@ -387,7 +387,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         }
     }
 
-    func eraseAll() throws -> [String] {
+    func eraseAll(_ erased: inout [String]) throws {
         do {
             try writer.write { db in
                 // Links between the emptied tables are checked at the commit, when none is left.
@@ -400,7 +400,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 .saveFailed, "Deleting the data of the store at \(path ?? "in memory") failed and nothing was deleted: \(error.message ?? "\(error)")",
                 sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
         }
-        return schema.entities.map(\.name)
+        erased += schema.entities.map(\.name)
     }
 
     /// Writes a change set on `db`, inside the transaction (or savepoint) the caller opened.
