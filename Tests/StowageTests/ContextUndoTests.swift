@@ -27,10 +27,10 @@ struct ContextUndoTests {
     @Test func attributeChangesUndoAndRedo() throws {
         let (context, undoManager) = try makeContext()
         let lamp = Item(name: "lamp", value: 1)
-        try group(undoManager) { context.insert(lamp) }
+        group(undoManager) { context.insert(lamp) }
         try context.save()
-        try group(undoManager) { lamp.value = 2 }
-        try group(undoManager) { lamp.value = 3; lamp.name = "desk lamp" }
+        group(undoManager) { lamp.value = 2 }
+        group(undoManager) { lamp.value = 3; lamp.name = "desk lamp" }
         #expect(undoManager.canUndo)
 
         undoManager.undo()
@@ -52,7 +52,7 @@ struct ContextUndoTests {
     @Test func insertsAndDeletesUndoAndRedo() throws {
         let (context, undoManager) = try makeContext()
         let lamp = Item(name: "lamp", value: 1), desk = Item(name: "desk", value: 2)
-        try group(undoManager) {
+        group(undoManager) {
             context.insert(lamp)
             context.insert(desk)
         }
@@ -62,7 +62,7 @@ struct ContextUndoTests {
         #expect(context.insertedModelsArray.count == 2)
         try context.save()
 
-        try group(undoManager) { context.delete(desk) }
+        group(undoManager) { context.delete(desk) }
         #expect(desk.isDeleted)
         undoManager.undo()
         #expect(!desk.isDeleted && context.deletedModelsArray.isEmpty)

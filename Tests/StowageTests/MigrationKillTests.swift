@@ -265,6 +265,25 @@ final class ProbeRun: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
+    /// A run of the probe built with the tests.
+    convenience init(_ arguments: [String]) throws {
+        guard let executable = ReopenTests.probeURL else { throw ReopenTests.ProbeNotBuilt() }
+        try self.init(executable, arguments)
+    }
+
+    /// The lines printed so far.
+    var output: [String] { lock.withLock { lines.map(\.text) } }
+
+    /// Waits (up to 30 s) until the process prints `line`; records an issue when it ends or times out first.
+    func wait(forLine line: String) {
+        for _ in 0..<3000 {
+            if output.contains(line) { return }
+            if !process.isRunning { break }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        if !output.contains(line) { Issue.record("the probe did not print \(line): \(output)") }
+    }
+
     /// Sends SIGKILL, unless the process has already ended.
     func sigkill() {
         if process.isRunning { _ = kill(process.processIdentifier, SIGKILL) }

@@ -45,21 +45,25 @@ extension VersionedSchema {
     public static var versionIdentifier: Schema.Version { Schema.Version(0, 0, 0) }
 }
 
-/// A version's name for messages: its number, or its text in quotes.
-func versionLabel(of version: any VersionedSchema.Type) -> String {
-    let number: Schema.Version = version.versionIdentifier
-    let text: String? = version.versionIdentifier
-    if number != Schema.Version(0, 0, 0) { return number.description }
-    return text.map { "\"\($0)\"" } ?? "?"
-}
-
 /// How a plan names a version: its ``Schema/Version`` or, for a version declared with SwiftData's beta
 /// spelling, its text; `nil` when it declares neither.
 func versionName(of version: any VersionedSchema.Type) -> String? {
+    versionIdentity(of: version).name
+}
+
+/// A version's name for messages: its number, or its text in quotes.
+func versionLabel(of version: any VersionedSchema.Type) -> String {
+    let identity = versionIdentity(of: version)
+    guard let name = identity.name else { return "?" }
+    return identity.isText ? "\"\(name)\"" : name
+}
+
+/// The identifier a version declares: a ``Schema/Version`` other than `0.0.0` (the default), else its text.
+private func versionIdentity(of version: any VersionedSchema.Type) -> (name: String?, isText: Bool) {
     let number: Schema.Version = version.versionIdentifier
+    if number != Schema.Version(0, 0, 0) { return (number.description, false) }
     let text: String? = version.versionIdentifier
-    if number != Schema.Version(0, 0, 0) { return number.description }
-    return text ?? nil
+    return (text, true)
 }
 
 extension Schema {

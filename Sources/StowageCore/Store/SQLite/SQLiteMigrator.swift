@@ -32,14 +32,15 @@ enum SQLiteMigrator {
         }
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         defer { try? queue.close() }
-        guard let stored = try storedLayout(queue) else { return }
+        // A store without Stowage's metadata or a recorded layout (a new or foreign file) is left to
+        // opening, which reports it.
+        guard let metadata = try queue.read(SQLiteSchema.metadata(in:)), let json = metadata["schema_layout"] else { return }
+        let stored = try SchemaLayout(json: json)
         let target = schema.layout
         guard stored != target else { return }
         let location = path
         let stages = try plan.map { try PlannedMigration(plan: $0, stored: stored, target: schema, location: location, partial: partial) }
-        let identifier = try queue.read { db in
-            try String.fetchOne(db, sql: "SELECT \"value\" FROM \(SQLiteSQL.quote(SQLiteSQL.metadataTable)) WHERE \"key\" = 'store_identifier'")
-        } ?? UUID().uuidString
+        let identifier = metadata["store_identifier"] ?? UUID().uuidString
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA legacy_alter_table = ON")
             defer { try? db.execute(sql: "PRAGMA legacy_alter_table = OFF") }
@@ -122,17 +123,6 @@ enum SQLiteMigrator {
         guard tables.contains(SQLiteSQL.metadataTable) else { return (tables, [:]) }
         let metadata = try rows("SELECT \"key\", \"value\" FROM \(SQLiteSQL.quote(SQLiteSQL.metadataTable))")
         return (tables, Dictionary(metadata.map { ($0[0], $0[1]) }, uniquingKeysWith: { first, _ in first }))
-    }
-
-    /// The layout a store recorded, or `nil` when it has none to migrate from (a new or foreign file:
-    /// opening it reports that).
-    static func storedLayout(_ reader: any DatabaseReader) throws -> SchemaLayout? {
-        try reader.read { db in
-            guard try db.tableExists(SQLiteSQL.metadataTable) else { return nil }
-            let json = try String.fetchOne(
-                db, sql: "SELECT \"value\" FROM \(SQLiteSQL.quote(SQLiteSQL.metadataTable)) WHERE \"key\" = 'schema_layout'")
-            return try json.map(SchemaLayout.init(json:))
-        }
     }
 
     private static func checkForeignKeys(_ db: Database, location: String) throws {

@@ -162,17 +162,20 @@ enum SQLiteSchema {
     static func existingIdentifier(_ schema: Schema, in reader: any DatabaseReader, path: String?) throws -> String? {
         let (tables, metadata) = try reader.read { db in
             let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-            guard tables.contains(metadataTable) else { return (tables, [String: String]()) }
-            let metadata = try Dictionary(Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(SQLiteSQL.quote(metadataTable))").map {
-                ($0["key"] as String, $0["value"] as String)
-            }, uniquingKeysWith: { first, _ in first })
-            return (tables, metadata)
+            return (tables, try Self.metadata(in: db) ?? [:])
         }
         guard let stored = try storedLayout(tables: tables, metadata: metadata, location: path ?? "in memory") else { return nil }
         return try identifier(schema, stored: stored, metadata: metadata, location: path ?? "in memory")
     }
 
     private static let metadataTable = SQLiteSQL.metadataTable
+
+    /// Stowage's metadata of a store (identifier, version, layout…), or `nil` when it has none.
+    static func metadata(in db: Database) throws -> [String: String]? {
+        guard try db.tableExists(metadataTable) else { return nil }
+        let rows = try Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(SQLiteSQL.quote(metadataTable))")
+        return Dictionary(rows.map { ($0["key"] as String, $0["value"] as String) }, uniquingKeysWith: { first, _ in first })
+    }
 
     /// The layout a store recorded, from its tables' names and its metadata; `nil` for a store with no
     /// tables yet.
