@@ -158,7 +158,7 @@ struct MigrationKillTests {
             // In any order: columns added in place (ALTER TABLE ADD COLUMN) come last.
             #expect(columns.sorted() == ["_pk", "serial", "heading", "body", "pages", "weight", "rating", "summary", "slug", "drawer_pk", "drawer_position"].sorted(), "\(columns)")
             let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-            #expect(tables == ["Drawer", "Entry", "_stowage_metadata", "sqlite_sequence"], "\(tables)")
+            #expect(tables == ["Drawer", "Entry", "_stowage_history", "_stowage_history_change", "_stowage_metadata", "sqlite_sequence"], "\(tables)")
             let indexes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Entry' AND sql IS NOT NULL ORDER BY name")
             #expect(indexes == ["Entry_drawer_pk_index", "Entry_heading_index", "Entry_serial_unique"], "\(indexes)")
             let rows = try GRDB.Row.fetchCursor(db, sql: """

@@ -52,7 +52,8 @@ enum StoreV2 {
                 )
             }
             // sqlite_sequence is SQLite's own: primary keys are AUTOINCREMENT, so identifiers are never reused.
-            #expect(tables == ["Item", "Tag", "_stowage_metadata", "sqlite_sequence"])
+            // The history tables come with the first save.
+            #expect(tables == ["Item", "Tag", "_stowage_history", "_stowage_history_change", "_stowage_metadata", "sqlite_sequence"])
             #expect(columns == [
                 "_pk INTEGER 0 1", "name TEXT 1 0", "value INTEGER 1 0", "order INTEGER 1 0", "note TEXT 0 0", "tags TEXT 1 0",
             ])

@@ -37,6 +37,10 @@ func createStore(at url: URL, item name: String) throws {
     try context.save()
 }
 
+/// Whether a statement reads or writes the store's history (which every save records), for tests
+/// about the statements of the models' own tables.
+func isHistoryStatement(_ sql: String) -> Bool { sql.contains("_stowage_history") }
+
 /// An in-memory container for `types`.
 func inMemoryContainer(_ types: any PersistentModel.Type...) throws -> ModelContainer {
     try ModelContainer(for: Schema(types), configurations: ModelConfiguration(isStoredInMemoryOnly: true))

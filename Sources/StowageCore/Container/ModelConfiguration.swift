@@ -31,6 +31,12 @@ public struct ModelConfiguration: Hashable, Identifiable, Sendable, CustomDebugS
     /// writes to the same file, before failing with ``StowageError/Code/storeBusy`` (nothing written).
     /// Five seconds unless set. Not in SwiftData, whose stores wait on their own.
     public var busyTimeout: TimeInterval = 5
+    /// Whether each save writes a transaction to the store's history, in the save's own SQL transaction
+    /// (see ``ModelContext/fetchHistory(_:)``). `true` unless set, as in SwiftData, which always records
+    /// history. Turning it off saves its cost (a few percent of a save; see `BENCHMARKS.md`) for stores
+    /// whose history nobody reads; another process's saves are then seen as "anything may have changed"
+    /// rather than as the models they changed. Not in SwiftData.
+    public var recordsHistory = true
 
     /// The configuration's URL: two configurations of a container cannot share one.
     public var id: URL { url }

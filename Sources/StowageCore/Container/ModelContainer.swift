@@ -92,7 +92,7 @@ public final class ModelContainer: Sendable {
             let store = try SQLiteStore(
                 schema: schema, url: configuration.isStoredInMemoryOnly ? nil : configuration.url,
                 allowsSave: configuration.allowsSave, migrationPlan: migrationPlan, partial: assignments.count > 1,
-                busyTimeout: configuration.busyTimeout)
+                busyTimeout: configuration.busyTimeout, recordsHistory: configuration.recordsHistory)
             stores.append((store, schema.entities.map(\.name)))
             if !configuration.allowsSave { readOnly.formUnion(schema.entities.map(\.name)) }
         }

@@ -36,6 +36,7 @@ extension ModelContext {
 
         var changes = ChangeSet()
         changes.removed = goingAway
+        changes.author = author
         let insertedModels = inserted.models.filter { !goingAway.contains(ObjectIdentifier($0)) }
         let cascadedRows = cascade.filter { $0.persistentBackingData.state == .persisted }
         for model in insertedModels {

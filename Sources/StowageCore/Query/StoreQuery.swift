@@ -89,7 +89,8 @@ struct ChangeSet {
     var relationshipWrites: [RelationshipWrite] = []
     /// Models this save deletes (directly or by cascade): links to them are written as absent.
     var removed: Set<ObjectIdentifier> = []
-
+    /// The ``ModelContext/author`` recorded in the history.
+    var author: String?
 }
 
 /// What a store reports back from a save.
@@ -97,6 +98,8 @@ struct SaveResult {
     /// The primary key of each insert, in the order of ``ChangeSet/inserts``. An insert that matched a
     /// unique constraint reports the primary key of the row it updated.
     var insertedKeys: [Int64]
+    /// The history transaction each store wrote, by store identifier (empty when none records history).
+    var historyTransactions: [String: Int64] = [:]
 }
 
 /// A place models are stored: the SQLite store. The context only speaks to this protocol, except for
@@ -125,4 +128,6 @@ protocol ModelStore: AnyObject, Sendable {
     /// Deletes every row of every entity, in one transaction per store, adding the entities emptied to
     /// `erased` as each store commits (so that a failure in a later store still reports the earlier).
     func eraseAll(_ erased: inout [String]) throws
+    /// The SQLite stores (one per configuration), for what each keeps on its own (history).
+    var sqliteStores: [SQLiteStore] { get }
 }

@@ -133,6 +133,8 @@ protocol AttributeAccessor: AnyObject {
     func encode(constant value: Any) throws -> StorageValue?
     /// A recognisable value of the attribute's type, for key path probes; `nil` when none can be made.
     var probeValue: Any? { get }
+    /// A stored value decoded, as a history tombstone holds it; `nil` for a `nil` value.
+    func tombstoneValue(_ stored: StorageValue) throws -> (any Sendable)?
 }
 
 /// Stored values a probe tries to decode, per storage type, until one makes a value of the type.
@@ -187,6 +189,13 @@ final class TypedAttributeAccessor<Root: PersistentModel, Value>: AttributeAcces
         return try codec.encode(typed)
     }
 
+    func tombstoneValue(_ stored: StorageValue) throws -> (any Sendable)? {
+        if stored == .null { return nil }
+        // Attribute values are plain data (Codable values, not references to live state): a decoded copy
+        // is the tombstone's own.
+        return unsafeBitCast(try codec.decodeValue(stored) as Any, to: (any Sendable).self)
+    }
+
     /// Computed once, at schema time, so that the shared accessor stays immutable.
     let probeValue: Any?
 
@@ -219,4 +228,5 @@ private final class UnboundAttributeAccessor: AttributeAccessor {
     func restore(_ snapshot: Any, into model: AnyObject) {}
     func encode(constant value: Any) throws -> StorageValue? { nil }
     var probeValue: Any? { nil }
+    func tombstoneValue(_ stored: StorageValue) throws -> (any Sendable)? { nil }
 }

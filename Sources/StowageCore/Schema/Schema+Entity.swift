@@ -31,6 +31,8 @@ extension Schema {
         let rowLoader: RowLoader
         /// Attributes kept outside the row (`.externalStorage`).
         let externalAttributes: [Attribute]
+        /// Attributes whose values a deletion keeps in the history (`.preserveValueOnDeletion`).
+        let preservedAttributes: [Attribute]
         /// `\Model.persistentModelID`, to recognise identifier comparisons in predicates.
         var persistentModelIDKeyPath: AnyKeyPath {
             func keyPath<M: PersistentModel>(_: M.Type) -> AnyKeyPath { \M.persistentModelID }
@@ -71,6 +73,7 @@ extension Schema {
             self.columnAttributes = attributes.filter { !$0.isExternalStorage && !$0.options.contains(.ephemeral) }
             self.rowLoader = RowLoader(columnAttributes)
             self.externalAttributes = attributes.filter { $0.isExternalStorage && !$0.options.contains(.ephemeral) }
+            self.preservedAttributes = attributes.filter { $0.options.contains(.preserveValueOnDeletion) && !$0.options.contains(.ephemeral) }
             self.propertyIndexByKeyPath = byKeyPath
             self.storedPropertiesByName = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
 

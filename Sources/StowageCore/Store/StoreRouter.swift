@@ -68,6 +68,7 @@ final class StoreRouter: ModelStore {
             if let index = parts.firstIndex(where: { $0.store === store }) { return index }
             var part = Part(store: store)
             part.changes.removed = changes.removed
+            part.changes.author = changes.author
             parts.append(part)
             return parts.count - 1
         }
@@ -87,15 +88,18 @@ final class StoreRouter: ModelStore {
         parts.sort { first, second in
             stores.firstIndex { $0 === first.store } ?? 0 < stores.firstIndex { $0 === second.store } ?? 0
         }
-        var keys = [Int64](repeating: 0, count: changes.inserts.count)
+        var combined = SaveResult(insertedKeys: [Int64](repeating: 0, count: changes.inserts.count))
         func apply(from index: Int) throws {
             guard index < parts.count else { return }
             let result = try parts[index].store.apply(parts[index].changes) { try apply(from: index + 1) }
-            for (key, position) in zip(result.insertedKeys, parts[index].insertPositions) { keys[position] = key }
+            for (key, position) in zip(result.insertedKeys, parts[index].insertPositions) { combined.insertedKeys[position] = key }
+            combined.historyTransactions.merge(result.historyTransactions) { $1 }
         }
         try apply(from: 0)
-        return SaveResult(insertedKeys: keys)
+        return combined
     }
+
+    var sqliteStores: [SQLiteStore] { stores }
 
     func eraseAll(_ erased: inout [String]) throws {
         for store in stores { try store.eraseAll(&erased) }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import Synchronization
 
 /// The SQLite store: one table per entity, WAL mode, durable commits. The writer connection (and the
 /// single connection of an in-memory store) comes from GRDB; a file store's read connections come from
@@ -21,6 +22,13 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     /// During a migration, the connection whose transaction the migration runs in: every read and
     /// write of the stage's contexts goes through it, and a save is a savepoint of that transaction.
     private let migrationConnection: Database?
+    /// Whether saves write a history transaction (see ``ModelConfiguration/recordsHistory``).
+    let recordsHistory: Bool
+    /// A random number recorded with each history transaction this store object writes, by which it
+    /// tells its own saves from other processes' (``StoreChangeWatcher``).
+    let origin = Int64.random(in: 1...Int64.max)
+    /// Whether the history tables are known to exist (created by the first save that records history).
+    let historyTablesExist = Atomic<Bool>(false)
     private let sqlCache = Locked<[ObjectIdentifier: String]>([:])
     /// Each entity's full-row column list and primary-key lookup prefix (see ``selectSQL(_:)``).
     private let fullRowSQLCache = Locked<[ObjectIdentifier: FullRowSQL]>([:])
@@ -81,17 +89,20 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         self.migrationConnection = db
         self.identifier = identifier
         self.busyTimeout = 0
+        // A migration's own writes are not history: clients' tokens describe the data they saw.
+        self.recordsHistory = false
     }
 
     /// - Parameter partial: whether the store holds part of the container's models (one configuration
     ///   of several), which a migration plan's versions are then matched against.
     init(
         schema: Schema, url: URL?, allowsSave: Bool, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, partial: Bool = false,
-        busyTimeout: TimeInterval = 5
+        busyTimeout: TimeInterval = 5, recordsHistory: Bool = true
     ) throws {
         self.schema = schema
         self.migrationConnection = nil
         self.busyTimeout = busyTimeout
+        self.recordsHistory = recordsHistory
         let trace = SQLDebug.isTracing ? SQLiteTrace() : nil
         var configuration = Self.configuration(trace: trace, busyTimeout: busyTimeout)
         if let url {
@@ -346,6 +357,8 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
 
     func identifier(for entity: Schema.Entity) -> String { identifier }
 
+    var sqliteStores: [SQLiteStore] { [self] }
+
     func apply(_ changes: ChangeSet) throws -> SaveResult {
         try apply(changes, before: {})
     }
@@ -394,6 +407,12 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
                 let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> ?", arguments: [SQLiteSQL.metadataTable])
                 for table in tables { try db.execute(sql: "DELETE FROM \(SQLiteSQL.quote(table))") }
+                // The history went with the data, and the erase is not a transaction of it: every token
+                // given out so far expires, through a transaction number taken and deleted at once.
+                if tables.contains(SQLiteHistory.transactionTable) {
+                    let erasure = try recordHistory(ChangeSet(), insertedKeys: [], preserved: [], db)
+                    try Self.deleteHistory([erasure], newest: erasure, db)
+                }
             }
         } catch let error as DatabaseError {
             throw StowageError(
@@ -405,6 +424,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
 
     /// Writes a change set on `db`, inside the transaction (or savepoint) the caller opened.
     private func write(_ changes: ChangeSet, _ db: Database) throws -> SaveResult {
+        let preserved = try preservedValues(changes, db)
         for delete in changes.deletes {
             try attributing(to: delete.entity) {
                 try execute(db, deleteSQL(delete.entity), [.integer(delete.primaryKey)])
@@ -436,7 +456,8 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 try applyRelationshipWrite(write, insertedKeys: insertedKeys, removed: changes.removed, positions: &positions, db)
             }
         }
-        return SaveResult(insertedKeys: keys)
+        let transaction = recordsHistory ? try recordHistory(changes, insertedKeys: keys, preserved: preserved, db) : nil
+        return SaveResult(insertedKeys: keys, historyTransactions: transaction.map { [identifier: $0] } ?? [:])
     }
 
     private func applyInsert(_ insert: ChangeSet.Insert, _ statement: OpaquePointer, _ db: Database) throws -> Int64 {

@@ -1,0 +1,218 @@
+import Foundation
+
+extension ModelContext {
+    /// The transactions of the container's history that `descriptor` selects: every save of every
+    /// context, actor and process, oldest first unless `descriptor.sortBy` says otherwise.
+    ///
+    /// ```swift
+    /// var descriptor = HistoryDescriptor<DefaultHistoryTransaction>()
+    /// descriptor.predicate = #Predicate { $0.token > savedToken && $0.author != "sync" }
+    /// for transaction in try context.fetchHistory(descriptor) {
+    ///     for change in transaction.changes { … }
+    /// }
+    /// ```
+    ///
+    /// The predicate is evaluated in Swift over the transactions (their changes are read only for
+    /// those it keeps, unless it reads them itself). A container with several configurations has one
+    /// history per store; their transactions are merged by time.
+    ///
+    /// - Throws: ``StowageError`` `.historyTokenExpired` when the predicate compares with a token some
+    ///   of whose following transactions were deleted (``deleteHistory(_:)``): the client may have missed
+    ///   changes, and should start again from the current data and a new token.
+    ///   `.invalidTransactionFetchRequest` for a transaction type other than ``DefaultHistoryTransaction``.
+    public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
+        try selectHistory(Self.defaultDescriptor(descriptor), withChanges: true) as! [T]
+    }
+
+    /// Deletes the transactions of the history that `descriptor` selects (its `fetchLimit` applies),
+    /// to give back their space once every client has read them. A token before one of them has then
+    /// expired: fetching with it throws `.historyTokenExpired`.
+    ///
+    /// ```swift
+    /// try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token < oldestClientToken }))
+    /// ```
+    public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
+        guard container.allowsSave else {
+            throw StowageError(.readOnlyStore, "This container's configuration was created with allowsSave: false, so its history cannot be deleted. Nothing was deleted.")
+        }
+        let selected = try selectHistory(Self.defaultDescriptor(descriptor), withChanges: false)
+        for store in container.store.sqliteStores {
+            try store.deleteHistory(selected.filter { $0.storeIdentifier == store.identifier }.map(\.transactionIdentifier))
+        }
+    }
+
+    private static func defaultDescriptor<T>(_ descriptor: HistoryDescriptor<T>) throws -> HistoryDescriptor<DefaultHistoryTransaction> {
+        guard let descriptor = descriptor as? HistoryDescriptor<DefaultHistoryTransaction> else {
+            throw StowageError(
+                .invalidTransactionFetchRequest,
+                "Stowage's stores record their history as DefaultHistoryTransaction; a HistoryDescriptor<\(T.self)> cannot select it.")
+        }
+        return descriptor
+    }
+
+    /// The transactions a descriptor selects, in its order.
+    private func selectHistory(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>, withChanges: Bool) throws -> [DefaultHistoryTransaction] {
+        let inspection = descriptor.predicate.map { HistoryPredicateInspection($0.expression) } ?? HistoryPredicateInspection()
+        var transactions: [DefaultHistoryTransaction] = []
+        for store in container.store.sqliteStores {
+            if !inspection.tokens.isEmpty {
+                let deletedThrough = try store.historyDeletedThrough()
+                for token in inspection.tokens {
+                    if let seen = token.transactions[store.identifier], seen < deletedThrough {
+                        throw StowageError(
+                            .historyTokenExpired,
+                            "The history token \(token.transactions) has expired: the history of store \(store.identifier) after its transaction \(seen) was deleted (through transaction \(deletedThrough)). Discard the token, read the current data, and keep the token of the newest transaction.")
+                    }
+                }
+            }
+            let headers = try store.historyHeaders()
+            if inspection.readsChanges {
+                transactions += try historyTransactions(headers, of: store)
+            } else {
+                transactions += headers.map { DefaultHistoryTransaction(header: $0, storeIdentifier: store.identifier, changes: []) }
+            }
+        }
+        if let predicate = descriptor.predicate {
+            transactions = try transactions.filter { try predicate.evaluate($0) }
+        }
+        if descriptor.sortBy.isEmpty {
+            if container.store.sqliteStores.count > 1 {
+                transactions.sort { ($0.timestamp, $0.transactionIdentifier) < ($1.timestamp, $1.transactionIdentifier) }
+            }
+        } else {
+            transactions.sort(using: descriptor.sortBy)
+        }
+        if descriptor.fetchLimit > 0, transactions.count > descriptor.fetchLimit {
+            transactions.removeSubrange(Int(descriptor.fetchLimit)...)
+        }
+        guard withChanges, !inspection.readsChanges else { return transactions }
+        // Each store's changes, read once for the range of its transactions kept.
+        var changes: [String: [Int64: [HistoryChange]]] = [:]
+        for store in container.store.sqliteStores {
+            let kept = transactions.filter { $0.storeIdentifier == store.identifier }
+            guard let first = kept.map(\.transactionIdentifier).min(), let last = kept.map(\.transactionIdentifier).max() else { continue }
+            changes[store.identifier] = try historyChanges(from: first, through: last, of: store)
+        }
+        return transactions.map { transaction in
+            DefaultHistoryTransaction(
+                header: transaction.header, storeIdentifier: transaction.storeIdentifier,
+                changes: changes[transaction.storeIdentifier]?[transaction.transactionIdentifier] ?? [])
+        }
+    }
+
+    private func historyTransactions(_ headers: [HistoryHeader], of store: SQLiteStore) throws -> [DefaultHistoryTransaction] {
+        guard let first = headers.first?.id, let last = headers.last?.id else { return [] }
+        let changes = try historyChanges(from: first, through: last, of: store)
+        return headers.map { DefaultHistoryTransaction(header: $0, storeIdentifier: store.identifier, changes: changes[$0.id] ?? []) }
+    }
+
+    /// The changes of a store's transactions, by transaction. Changes of models the schema no longer
+    /// has are left out (they have no model type to be described with).
+    private func historyChanges(from first: Int64, through last: Int64, of store: SQLiteStore) throws -> [Int64: [HistoryChange]] {
+        var changes: [Int64: [HistoryChange]] = [:]
+        for run in try store.historyRuns(from: first, through: last) {
+            guard let entity = schema.entitiesByName[run.entity] else { continue }
+            changes[run.transaction, default: []] += HistoryRunDecoder(run: run, entity: entity, storeIdentifier: store.identifier).changes(entity.modelType)
+        }
+        return changes
+    }
+}
+
+extension DefaultHistoryTransaction {
+    var header: HistoryHeader {
+        HistoryHeader(id: transactionIdentifier, timestamp: timestamp, author: author, bundleIdentifier: bundleIdentifier, processIdentifier: processIdentifier)
+    }
+}
+
+/// Turns a stored run of changes into ``HistoryChange``s of its model type.
+private struct HistoryRunDecoder {
+    let run: SQLiteHistory.Run
+    let entity: Schema.Entity
+    let storeIdentifier: String
+
+    func changes<Model: PersistentModel>(_: Model.Type) -> [HistoryChange] {
+        let transaction = run.transaction
+        func identifiers(_ offset: Int) -> (change: Int64, model: PersistentIdentifier) {
+            (transaction << 32 | Int64(run.position + offset),
+             PersistentIdentifier(entityName: entity.name, storeIdentifier: storeIdentifier, key: .row(run.keys[offset])))
+        }
+        switch run.kind {
+        case .insert:
+            return run.keys.indices.map { offset in
+                let (change, model) = identifiers(offset)
+                return .insert(DefaultHistoryInsert<Model>(changeIdentifier: change, transactionIdentifier: transaction, changedPersistentIdentifier: model))
+            }
+        case .update:
+            let keyPaths: [any PartialKeyPath<Model> & Sendable] = run.properties.compactMap { name in
+                let keyPath: AnyKeyPath? = switch entity.storedPropertiesByName[name] {
+                case let attribute as Schema.Attribute: attribute.keyPath
+                case let relationship as Schema.Relationship: relationship.keypath
+                default: nil
+                }
+                return (keyPath as? PartialKeyPath<Model>).map(sendableKeyPath)
+            }
+            return run.keys.indices.map { offset in
+                let (change, model) = identifiers(offset)
+                return .update(DefaultHistoryUpdate<Model>(
+                    changeIdentifier: change, transactionIdentifier: transaction, changedPersistentIdentifier: model, updatedAttributes: keyPaths))
+            }
+        case .delete:
+            let attributes = run.properties.map { entity.storedPropertiesByName[$0] as? Schema.Attribute }
+            return run.keys.indices.map { offset in
+                let (change, model) = identifiers(offset)
+                var values: [(keyPath: PartialKeyPath<Model>, value: any Sendable)] = []
+                if offset < run.values.count {
+                    for (attribute, stored) in zip(attributes, run.values[offset]) {
+                        guard let attribute, let keyPath = attribute.keyPath as? PartialKeyPath<Model>,
+                              let value = try? attribute.accessor.tombstoneValue(stored)
+                        else { continue }
+                        values.append((keyPath, value))
+                    }
+                }
+                return .delete(DefaultHistoryDelete<Model>(
+                    changeIdentifier: change, transactionIdentifier: transaction, changedPersistentIdentifier: model,
+                    tombstone: HistoryTombstone(values: values)))
+            }
+        }
+    }
+}
+
+/// A model's key path, as SwiftData's history declares it: `Sendable`. Key paths to a model's stored
+/// properties hold no state but their components, so they can be shared.
+private func sendableKeyPath<Model>(_ keyPath: PartialKeyPath<Model>) -> any PartialKeyPath<Model> & Sendable {
+    unsafeBitCast(keyPath, to: (any PartialKeyPath<Model> & Sendable).self)
+}
+
+/// What a history predicate compares with and reads, found by walking its expression (a predicate's
+/// nodes are plain values, so `Mirror` sees every captured value and key path).
+private struct HistoryPredicateInspection {
+    /// The tokens the predicate captured.
+    var tokens: [DefaultHistoryToken] = []
+    /// Whether it reads the transactions' changes (they are then read before it is evaluated).
+    var readsChanges = false
+
+    init() {}
+
+    /// The key paths of what a transaction's row holds: any other reads its changes. (Immutable: key
+    /// paths are values.)
+    nonisolated(unsafe) private static let headerKeyPaths: Set<AnyKeyPath> = [
+        \DefaultHistoryTransaction.token, \DefaultHistoryTransaction.timestamp, \DefaultHistoryTransaction.author,
+        \DefaultHistoryTransaction.transactionIdentifier, \DefaultHistoryTransaction.id, \DefaultHistoryTransaction.storeIdentifier,
+        \DefaultHistoryTransaction.bundleIdentifier, \DefaultHistoryTransaction.processIdentifier,
+    ]
+
+    init(_ expression: Any) { visit(expression, depth: 0) }
+
+    private mutating func visit(_ value: Any, depth: Int) {
+        guard depth < 64 else { return }
+        if let token = value as? DefaultHistoryToken {
+            tokens.append(token)
+            return
+        }
+        if let keyPath = value as? AnyKeyPath {
+            if type(of: keyPath).rootType == DefaultHistoryTransaction.self, !Self.headerKeyPaths.contains(keyPath) { readsChanges = true }
+            return
+        }
+        for child in Mirror(reflecting: value).children { visit(child.value, depth: depth + 1) }
+    }
+}

@@ -1,0 +1,297 @@
+import Foundation
+
+// Persistent history, with SwiftData's names (iOS 18). Every save of a store that records history
+// (``ModelConfiguration/recordsHistory``, on by default as in SwiftData) writes one transaction in the
+// save's own SQL transaction: who saved (``ModelContext/author``), when, and one change per model
+// inserted, updated (with the properties it changed) or deleted (with the values of its
+// `.preserveValueOnDeletion` attributes). ``ModelContext/fetchHistory(_:)`` reads it back, oldest first;
+// a ``DefaultHistoryToken`` saved by a client asks later for "what changed since".
+
+/// A saved transaction of a store's history: one save.
+public protocol HistoryTransaction: Hashable, Identifiable, Sendable {
+    /// The type of ``token``.
+    associatedtype TokenType: Comparable, Hashable, Identifiable, Sendable
+    /// The type of ``transactionIdentifier``.
+    associatedtype TransactionIdentifier: Comparable, Hashable, Sendable
+    /// When the save committed.
+    var timestamp: Date { get }
+    /// The models the save inserted, updated and deleted, in that order.
+    var changes: [HistoryChange] { get }
+    /// A bookmark of the store's history just after this transaction.
+    var token: TokenType { get }
+    /// The transaction's number in its store, increasing with each save.
+    var transactionIdentifier: TransactionIdentifier { get }
+    /// The identifier of the store the transaction was saved to.
+    var storeIdentifier: String { get }
+    /// The ``ModelContext/author`` of the context that saved.
+    var author: String? { get }
+}
+
+/// A bookmark of a store's history that a client keeps (it is `Codable`) to ask later for the
+/// transactions saved since.
+public protocol HistoryToken: Comparable, Codable, Hashable, Identifiable, Sendable {
+    /// The type of ``tokenValue``.
+    associatedtype TokenType: Codable, Hashable, Sendable
+    /// What the token holds.
+    var tokenValue: TokenType? { get }
+}
+
+/// The history token of Stowage's SQLite stores: for each store it covers, the number of the last
+/// transaction it includes.
+///
+/// A transaction's token covers its own store. Tokens compare store by store, over the stores of the
+/// token covering fewer (a store a token does not cover counts as before its first transaction), so
+/// `#Predicate { $0.token > saved }` keeps the transactions saved after `saved` in each store, and
+/// `$0.token < saved` those before it. Tokens covering different stores are not ordered.
+public struct DefaultHistoryToken: HistoryToken {
+    /// Store identifiers and transaction numbers.
+    public typealias TokenType = [String: Int64]
+
+    let transactions: [String: Int64]
+
+    init(_ transactions: [String: Int64]) { self.transactions = transactions }
+
+    /// The stores the token covers and the number of the last transaction of each.
+    public var tokenValue: [String: Int64]? { transactions }
+
+    /// The token's hash value.
+    public var id: Int { hashValue }
+
+    /// Whether `lhs` is before `rhs` in some store: compared over the stores of the token covering
+    /// fewer (both, when they cover as many).
+    public static func < (lhs: DefaultHistoryToken, rhs: DefaultHistoryToken) -> Bool {
+        let stores: Dictionary<String, Int64>.Keys
+        switch lhs.transactions.count - rhs.transactions.count {
+        case ..<0: stores = lhs.transactions.keys
+        case 1...: stores = rhs.transactions.keys
+        default:
+            return Set(lhs.transactions.keys).union(rhs.transactions.keys).contains { (lhs.transactions[$0] ?? 0) < (rhs.transactions[$0] ?? 0) }
+        }
+        return stores.contains { (lhs.transactions[$0] ?? 0) < (rhs.transactions[$0] ?? 0) }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        transactions = try decoder.singleValueContainer().decode([String: Int64].self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(transactions)
+    }
+}
+
+/// A transaction of the history of Stowage's SQLite stores.
+public struct DefaultHistoryTransaction: HistoryTransaction {
+    public typealias TransactionIdentifier = Int64
+    public typealias TokenType = DefaultHistoryToken
+
+    /// The transaction's number in its store (``transactionIdentifier``).
+    public var id: Int64 { transactionIdentifier }
+    public let timestamp: Date
+    public let changes: [HistoryChange]
+    public let token: DefaultHistoryToken
+    public let transactionIdentifier: Int64
+    public let storeIdentifier: String
+    /// The bundle identifier of the program that saved (its executable's name when it has none).
+    public let bundleIdentifier: String
+    /// The process identifier of the program that saved.
+    public let processIdentifier: String
+    public let author: String?
+
+    init(header: HistoryHeader, storeIdentifier: String, changes: [HistoryChange]) {
+        timestamp = header.timestamp
+        self.changes = changes
+        token = DefaultHistoryToken([storeIdentifier: header.id])
+        transactionIdentifier = header.id
+        self.storeIdentifier = storeIdentifier
+        bundleIdentifier = header.bundleIdentifier
+        processIdentifier = header.processIdentifier
+        author = header.author
+    }
+
+    /// Equal when they are the same transaction of the same store.
+    public static func == (lhs: DefaultHistoryTransaction, rhs: DefaultHistoryTransaction) -> Bool {
+        lhs.transactionIdentifier == rhs.transactionIdentifier && lhs.storeIdentifier == rhs.storeIdentifier
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(transactionIdentifier)
+        hasher.combine(storeIdentifier)
+    }
+}
+
+/// A transaction as its store row holds it, without its changes.
+struct HistoryHeader: Sendable {
+    let id: Int64
+    let timestamp: Date
+    let author: String?
+    let bundleIdentifier: String
+    let processIdentifier: String
+}
+
+/// One model's change in a history transaction.
+public enum HistoryChange: Sendable {
+    /// The model was inserted.
+    case insert(any HistoryInsert)
+    /// The model's attributes or relationships changed.
+    case update(any HistoryUpdate)
+    /// The model was deleted.
+    case delete(any HistoryDelete)
+
+    /// The identifier of the model that changed.
+    public var changedPersistentIdentifier: PersistentIdentifier {
+        switch self {
+        case .insert(let change): change.changedPersistentIdentifier
+        case .update(let change): change.changedPersistentIdentifier
+        case .delete(let change): change.changedPersistentIdentifier
+        }
+    }
+}
+
+/// An insertion recorded in the history.
+public protocol HistoryInsert<Model>: Sendable {
+    associatedtype Model: PersistentModel
+    associatedtype TransactionIdentifier: Comparable, Hashable, Sendable
+    associatedtype ChangeIdentifier: Comparable, Hashable, Sendable
+    /// The change's identifier, unique in the store's history.
+    var changeIdentifier: ChangeIdentifier { get }
+    /// The identifier of the transaction the change belongs to.
+    var transactionIdentifier: TransactionIdentifier { get }
+    /// The model inserted.
+    var changedPersistentIdentifier: PersistentIdentifier { get }
+}
+
+/// An update recorded in the history.
+public protocol HistoryUpdate<Model>: Sendable {
+    associatedtype Model: PersistentModel
+    associatedtype TransactionIdentifier: Comparable, Hashable, Sendable
+    associatedtype ChangeIdentifier: Comparable, Hashable, Sendable
+    /// A key path of a property the update changed.
+    typealias PropertyUpdate = PartialKeyPath<Model> & Sendable
+    /// The change's identifier, unique in the store's history.
+    var changeIdentifier: ChangeIdentifier { get }
+    /// The identifier of the transaction the change belongs to.
+    var transactionIdentifier: TransactionIdentifier { get }
+    /// The model updated.
+    var changedPersistentIdentifier: PersistentIdentifier { get }
+    /// The attributes and relationships the update changed (their new values are the store's).
+    var updatedAttributes: [any PartialKeyPath<Model> & Sendable] { get }
+}
+
+/// A deletion recorded in the history.
+public protocol HistoryDelete<Model>: Sendable {
+    associatedtype Model: PersistentModel
+    associatedtype TransactionIdentifier: Comparable, Hashable, Sendable
+    associatedtype ChangeIdentifier: Comparable, Hashable, Sendable
+    /// The change's identifier, unique in the store's history.
+    var changeIdentifier: ChangeIdentifier { get }
+    /// The identifier of the transaction the change belongs to.
+    var transactionIdentifier: TransactionIdentifier { get }
+    /// The model deleted.
+    var changedPersistentIdentifier: PersistentIdentifier { get }
+    /// The values of the deleted model's `.preserveValueOnDeletion` attributes.
+    var tombstone: HistoryTombstone<Model> { get }
+}
+
+/// An insertion in the history of Stowage's SQLite stores.
+public struct DefaultHistoryInsert<Model: PersistentModel>: HistoryInsert, Hashable {
+    public typealias TransactionIdentifier = Int64
+    /// The transaction's number times 2³² plus the change's position in it.
+    public typealias ChangeIdentifier = Int64
+    public let changeIdentifier: Int64
+    public let transactionIdentifier: Int64
+    public let changedPersistentIdentifier: PersistentIdentifier
+}
+
+/// An update in the history of Stowage's SQLite stores.
+public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, Hashable {
+    public typealias TransactionIdentifier = Int64
+    /// The transaction's number times 2³² plus the change's position in it.
+    public typealias ChangeIdentifier = Int64
+    public typealias PropertyUpdate = PartialKeyPath<Model> & Sendable
+    public let changeIdentifier: Int64
+    public let transactionIdentifier: Int64
+    public let changedPersistentIdentifier: PersistentIdentifier
+    public let updatedAttributes: [any PartialKeyPath<Model> & Sendable]
+
+    /// Equal when they are the same change.
+    public static func == (lhs: DefaultHistoryUpdate, rhs: DefaultHistoryUpdate) -> Bool {
+        lhs.changeIdentifier == rhs.changeIdentifier && lhs.changedPersistentIdentifier == rhs.changedPersistentIdentifier
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(changeIdentifier)
+        hasher.combine(changedPersistentIdentifier)
+    }
+}
+
+/// A deletion in the history of Stowage's SQLite stores.
+public struct DefaultHistoryDelete<Model: PersistentModel>: HistoryDelete, Hashable {
+    public typealias TransactionIdentifier = Int64
+    /// The transaction's number times 2³² plus the change's position in it.
+    public typealias ChangeIdentifier = Int64
+    public let changeIdentifier: Int64
+    public let transactionIdentifier: Int64
+    public let changedPersistentIdentifier: PersistentIdentifier
+    public let tombstone: HistoryTombstone<Model>
+
+    /// Equal when they are the same change.
+    public static func == (lhs: DefaultHistoryDelete, rhs: DefaultHistoryDelete) -> Bool {
+        lhs.changeIdentifier == rhs.changeIdentifier && lhs.changedPersistentIdentifier == rhs.changedPersistentIdentifier
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(changeIdentifier)
+        hasher.combine(changedPersistentIdentifier)
+    }
+}
+
+/// The values a deleted model's `.preserveValueOnDeletion` attributes held when it was deleted.
+///
+/// ```swift
+/// if case .delete(let deletion as DefaultHistoryDelete<Trip>) = change {
+///     let name = deletion.tombstone[\.name] as? String
+/// }
+/// ```
+///
+/// As a sequence, its elements are `(keyPath: PartialKeyPath<Model>, value: any Sendable)` pairs, in
+/// the order the model declares the attributes (an attribute whose value was `nil` is left out).
+public struct HistoryTombstone<Model: PersistentModel>: Sequence, @unchecked Sendable {
+    // @unchecked Sendable: immutable; the values are attribute values decoded from the store.
+    let values: [(keyPath: PartialKeyPath<Model>, value: any Sendable)]
+
+    /// The value the attribute at `keyPath` held, or `nil` when it was not preserved or was `nil`.
+    public subscript(keyPath: PartialKeyPath<Model>) -> (any Sendable)? {
+        values.first { $0.keyPath == keyPath }?.value
+    }
+
+    public func makeIterator() -> Iterator { Iterator(base: values.makeIterator()) }
+
+    /// Iterates the preserved values.
+    public struct Iterator: IteratorProtocol {
+        var base: IndexingIterator<[(keyPath: PartialKeyPath<Model>, value: any Sendable)]>
+        public mutating func next() -> Any? { base.next() }
+    }
+}
+
+/// Which history transactions a fetch returns, in which order, and how many.
+public struct HistoryDescriptor<TransactionType: HistoryTransaction> {
+    /// The transactions to keep; all when `nil`.
+    public var predicate: Predicate<TransactionType>?
+    /// The order of the transactions; oldest first when empty.
+    public var sortBy: [SortDescriptor<TransactionType>]
+    /// The most transactions returned; all when 0.
+    public var fetchLimit: UInt64 = 0
+
+    /// A descriptor of the transactions matching `predicate` (all when `nil`), oldest first.
+    public init(predicate: Predicate<TransactionType>? = nil) {
+        self.predicate = predicate
+        self.sortBy = []
+    }
+
+    /// A descriptor of the transactions matching `predicate`, in the order of `sortBy`.
+    public init(predicate: Predicate<TransactionType>? = nil, sortBy: [SortDescriptor<TransactionType>] = []) {
+        self.predicate = predicate
+        self.sortBy = sortBy
+    }
+}

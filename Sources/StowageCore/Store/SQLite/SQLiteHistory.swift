@@ -1,0 +1,394 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+// The history of a store: two tables written in each save's own transaction.
+//
+// `_stowage_history` has one row per save: its number (`id`, AUTOINCREMENT so that a number is never
+// reused after history is deleted, and a client's token never points at another save), when, who, and
+// `origin`, a random number of the store object that saved, by which a store tells its own saves from
+// those of other processes (see `StoreChangeWatcher`).
+//
+// `_stowage_history_change` holds the changes as *runs*: consecutive changes of one kind to one entity
+// (and, for updates, the same properties) are one row whose `keys` blob lists the rows' primary keys,
+// delta- and varint-encoded. A save of 100,000 inserts writes one transaction row and one run row with
+// a ~200 KB blob, so recording history costs a few percent of the save, not a second row per model.
+// `position` is the index of the run's first change in the transaction, so the changes keep their
+// order (inserts, updates, deletes, each in the save's order). Deletions of an entity with
+// `.preserveValueOnDeletion` attributes carry the values in `values`, per row, in `properties`' order.
+enum SQLiteHistory {
+    static let transactionTable = "_stowage_history"
+    static let changeTable = "_stowage_history_change"
+    /// The metadata key holding the number of the newest transaction ever deleted: a token before it
+    /// has expired.
+    static let deletedThroughKey = "history_deleted_through"
+
+    static let createStatements = [
+        """
+        CREATE TABLE IF NOT EXISTS \(SQLiteSQL.quote(transactionTable)) ("id" INTEGER PRIMARY KEY AUTOINCREMENT, \
+        "timestamp" REAL NOT NULL, "author" TEXT, "bundle" TEXT NOT NULL, "process" TEXT NOT NULL, "origin" INTEGER NOT NULL)
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS \(SQLiteSQL.quote(changeTable)) ("transaction" INTEGER NOT NULL, "position" INTEGER NOT NULL, \
+        "entity" TEXT NOT NULL, "kind" INTEGER NOT NULL, "properties" TEXT, "keys" BLOB NOT NULL, "values" BLOB, \
+        PRIMARY KEY ("transaction", "position")) WITHOUT ROWID
+        """,
+    ]
+
+    enum Kind: Int64 {
+        case insert = 0, update = 1, delete = 2
+    }
+
+    /// A run of changes as stored.
+    struct Run {
+        let transaction: Int64
+        let position: Int
+        let entity: String
+        let kind: Kind
+        /// Updated properties (updates) or preserved attributes (deletions).
+        let properties: [String]
+        let keys: [Int64]
+        /// Per deleted row, the preserved attributes' stored values.
+        let values: [[StorageValue]]
+    }
+
+    static let bundleIdentifier = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+    static let processIdentifier = String(ProcessInfo.processInfo.processIdentifier)
+
+    // MARK: Encoding
+
+    /// Primary keys as zigzag varints of their differences: consecutive keys take a byte each.
+    static func encode(keys: [Int64]) -> Data {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(keys.count + 8)
+        var previous: Int64 = 0
+        for key in keys {
+            appendVarint(zigzag(key &- previous), to: &bytes)
+            previous = key
+        }
+        return Data(bytes)
+    }
+
+    static func decodeKeys(_ data: Data) throws -> [Int64] {
+        var keys: [Int64] = []
+        var previous: Int64 = 0
+        try data.withUnsafeBytes { buffer in
+            var reader = ByteReader(buffer: buffer)
+            while !reader.isAtEnd {
+                previous = previous &+ unzigzag(try reader.varint())
+                keys.append(previous)
+            }
+        }
+        return keys
+    }
+
+    static func encode(values rows: [[StorageValue]]) -> Data {
+        var bytes: [UInt8] = []
+        for row in rows {
+            for value in row {
+                switch value {
+                case .null: bytes.append(0)
+                case .integer(let number):
+                    bytes.append(1)
+                    appendVarint(zigzag(number), to: &bytes)
+                case .real(let number):
+                    bytes.append(2)
+                    withUnsafeBytes(of: number.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+                case .text(let text):
+                    bytes.append(3)
+                    appendVarint(UInt64(text.utf8.count), to: &bytes)
+                    bytes.append(contentsOf: text.utf8)
+                case .blob(let data):
+                    bytes.append(4)
+                    appendVarint(UInt64(data.count), to: &bytes)
+                    bytes.append(contentsOf: data)
+                }
+            }
+        }
+        return Data(bytes)
+    }
+
+    static func decodeValues(_ data: Data, rows: Int, columns: Int) throws -> [[StorageValue]] {
+        try data.withUnsafeBytes { buffer in
+            var reader = ByteReader(buffer: buffer)
+            return try (0..<rows).map { _ in
+                try (0..<columns).map { _ in
+                    switch try reader.byte() {
+                    case 0: return .null
+                    case 1: return .integer(unzigzag(try reader.varint()))
+                    case 2:
+                        let bits = try reader.bytes(8).enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+                        return .real(Double(bitPattern: bits))
+                    case 3: return .text(String(decoding: try reader.bytes(Int(try reader.varint())), as: UTF8.self))
+                    case 4: return .blob(Data(try reader.bytes(Int(try reader.varint()))))
+                    default: throw ByteReader.Malformed()
+                    }
+                }
+            }
+        }
+    }
+
+    private static func zigzag(_ value: Int64) -> UInt64 { UInt64(bitPattern: (value << 1) ^ (value >> 63)) }
+    private static func unzigzag(_ value: UInt64) -> Int64 { Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1) }
+
+    private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    private struct ByteReader {
+        struct Malformed: Error {}
+        let buffer: UnsafeRawBufferPointer
+        var offset = 0
+        var isAtEnd: Bool { offset >= buffer.count }
+
+        mutating func byte() throws -> UInt8 {
+            guard offset < buffer.count else { throw Malformed() }
+            defer { offset += 1 }
+            return buffer[offset]
+        }
+
+        mutating func bytes(_ count: Int) throws -> UnsafeRawBufferPointer.SubSequence {
+            guard count >= 0, offset + count <= buffer.count else { throw Malformed() }
+            defer { offset += count }
+            return buffer[offset..<(offset + count)]
+        }
+
+        mutating func varint() throws -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let byte = try byte()
+                guard shift < 64 else { throw Malformed() }
+                value |= UInt64(byte & 0x7f) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
+        }
+    }
+}
+
+// MARK: - Recording
+
+extension SQLiteStore {
+    /// The stored values of the `.preserveValueOnDeletion` attributes of the rows a change set deletes,
+    /// read before they are deleted; one entry per deletion (empty for entities without such attributes).
+    func preservedValues(_ changes: ChangeSet, _ db: Database) throws -> [[StorageValue]] {
+        guard recordsHistory, changes.deletes.contains(where: { !$0.entity.preservedAttributes.isEmpty }) else { return [] }
+        return try changes.deletes.map { delete in
+            let attributes = delete.entity.preservedAttributes
+            guard !attributes.isEmpty else { return [] }
+            return try attributes.map { attribute in
+                let sql = attribute.isExternalStorage
+                    ? "SELECT \"value\" FROM \(SQLiteSQL.quote(SQLiteSchema.externalTableName(delete.entity, attribute))) WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
+                    : "SELECT \(SQLiteSQL.quote(attribute.name)) FROM \(SQLiteSQL.quote(delete.entity.name)) WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
+                return try SQLiteStatement.run(try db.cachedStatement(sql: sql).sqliteStatement, [.integer(delete.primaryKey)]) { statement in
+                    try SQLiteStatement.step(statement) ? SQLiteStatement.column(0, of: statement) : .null
+                }
+            }
+        }
+    }
+
+    /// Writes the history transaction of a change set, inside the save's transaction.
+    /// - Returns: the transaction's number.
+    func recordHistory(_ changes: ChangeSet, insertedKeys: [Int64], preserved: [[StorageValue]], _ db: Database) throws -> Int64 {
+        if !historyTablesExist.load(ordering: .acquiring) {
+            for statement in SQLiteHistory.createStatements { try db.execute(sql: statement) }
+            historyTablesExist.store(true, ordering: .releasing)
+        }
+        let header = try db.cachedStatement(sql: """
+            INSERT INTO \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) ("timestamp", "author", "bundle", "process", "origin") VALUES (?, ?, ?, ?, ?)
+            """).sqliteStatement
+        try SQLiteStatement.run(header, [
+            .real(Date().timeIntervalSinceReferenceDate), changes.author.map(StorageValue.text) ?? .null,
+            .text(SQLiteHistory.bundleIdentifier), .text(SQLiteHistory.processIdentifier), .integer(origin),
+        ]) { statement in while try SQLiteStatement.step(statement) {} }
+        let transaction = sqlite3_last_insert_rowid(db.sqliteConnection)
+
+        let runStatement = try db.cachedStatement(sql: """
+            INSERT INTO \(SQLiteSQL.quote(SQLiteHistory.changeTable)) ("transaction", "position", "entity", "kind", "properties", "keys", "values") VALUES (?, ?, ?, ?, ?, ?, ?)
+            """).sqliteStatement
+        var position = 0
+        func write(_ entity: Schema.Entity, _ kind: SQLiteHistory.Kind, _ properties: [String]?, _ keys: [Int64], values: [[StorageValue]]? = nil) throws {
+            try SQLiteStatement.run(runStatement, [
+                .integer(transaction), .integer(Int64(position)), .text(entity.name), .integer(kind.rawValue),
+                properties.map { .text($0.joined(separator: ",")) } ?? .null,
+                .blob(SQLiteHistory.encode(keys: keys)), values.map { .blob(SQLiteHistory.encode(values: $0)) } ?? .null,
+            ]) { statement in while try SQLiteStatement.step(statement) {} }
+            position += keys.count
+        }
+
+        // Inserts: runs of one entity.
+        var start = 0
+        while start < changes.inserts.count {
+            let entity = changes.inserts[start].entity
+            var end = start + 1
+            while end < changes.inserts.count, changes.inserts[end].entity === entity { end += 1 }
+            try write(entity, .insert, nil, Array(insertedKeys[start..<end]))
+            start = end
+        }
+
+        // Updates: the models whose attributes changed, in the save's order, then those whose only
+        // changes are links; a model with both lists its relationships with its attributes.
+        var linkNames: [ObjectIdentifier: [String]] = [:]
+        var linkOrder: [AnyObject] = []
+        if !changes.relationshipWrites.isEmpty {
+            let inserted = Set(changes.inserts.map { ObjectIdentifier($0.model) })
+            for write in changes.relationshipWrites {
+                let id = ObjectIdentifier(write.model)
+                guard !inserted.contains(id), !changes.removed.contains(id) else { continue }
+                if linkNames[id] == nil { linkOrder.append(write.model) }
+                linkNames[id, default: []].append(write.relationship.name)
+            }
+        }
+        struct PendingUpdate {
+            let entity: Schema.Entity
+            let attributes: [Schema.Attribute]
+            let links: [String]
+            let key: Int64
+        }
+        var updates: [PendingUpdate] = []
+        updates.reserveCapacity(changes.updates.count + linkOrder.count)
+        for update in changes.updates {
+            let links = linkNames.isEmpty ? [] : linkNames.removeValue(forKey: ObjectIdentifier(update.model)) ?? []
+            updates.append(PendingUpdate(entity: update.entity, attributes: update.attributes, links: links, key: update.primaryKey))
+        }
+        for model in linkOrder {
+            guard let links = linkNames[ObjectIdentifier(model)],
+                  let data = (model as? any PersistentModel)?.persistentBackingData,
+                  let entity = data.entity, case .row(let key)? = data.key
+            else { continue }
+            updates.append(PendingUpdate(entity: entity, attributes: [], links: links, key: key))
+        }
+        start = 0
+        while start < updates.count {
+            let first = updates[start]
+            var end = start + 1
+            while end < updates.count, updates[end].entity === first.entity,
+                  updates[end].attributes.elementsEqual(first.attributes, by: ===), updates[end].links == first.links {
+                end += 1
+            }
+            try write(first.entity, .update, first.attributes.map(\.name) + first.links, updates[start..<end].map(\.key))
+            start = end
+        }
+
+        // Deletions: runs of one entity, with the preserved values.
+        start = 0
+        while start < changes.deletes.count {
+            let entity = changes.deletes[start].entity
+            var end = start + 1
+            while end < changes.deletes.count, changes.deletes[end].entity === entity { end += 1 }
+            let preservedNames = entity.preservedAttributes.map(\.name)
+            try write(entity, .delete, preservedNames.isEmpty ? nil : preservedNames, changes.deletes[start..<end].map(\.primaryKey),
+                      values: preservedNames.isEmpty ? nil : Array(preserved[start..<end]))
+            start = end
+        }
+        return transaction
+    }
+}
+
+// MARK: - Reading and deleting
+
+extension SQLiteStore {
+    /// Whether the store has history tables (a store never saved to since history existed has none).
+    private func hasHistory() throws -> Bool {
+        if historyTablesExist.load(ordering: .acquiring) { return true }
+        let fragment = SQLFragment("SELECT count(*) FROM sqlite_master WHERE name = '\(SQLiteHistory.transactionTable)'")
+        return try read(fragment) { try SQLiteStatement.step($0) && sqlite3_column_int64($0, 0) > 0 }
+    }
+
+    /// Every transaction of the store's history, oldest first, without their changes.
+    func historyHeaders(after: Int64 = 0) throws -> [HistoryHeader] {
+        guard try hasHistory() else { return [] }
+        var fragment = SQLFragment("SELECT \"id\", \"timestamp\", \"author\", \"bundle\", \"process\" FROM \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) WHERE \"id\" > ")
+        fragment.bind(.integer(after))
+        fragment.append(" ORDER BY \"id\"")
+        return try read(fragment) { statement in
+            var headers: [HistoryHeader] = []
+            while try SQLiteStatement.step(statement) {
+                let author = SQLiteStatement.column(2, of: statement)
+                headers.append(HistoryHeader(
+                    id: sqlite3_column_int64(statement, 0),
+                    timestamp: Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, 1)),
+                    author: author == .null ? nil : SQLiteStatement.text(of: sqlite3_column_value(statement, 2)),
+                    bundleIdentifier: SQLiteStatement.text(of: sqlite3_column_value(statement, 3)),
+                    processIdentifier: SQLiteStatement.text(of: sqlite3_column_value(statement, 4))))
+            }
+            return headers
+        }
+    }
+
+    /// The change runs of the transactions numbered from `first` to `last`, in order.
+    func historyRuns(from first: Int64, through last: Int64) throws -> [SQLiteHistory.Run] {
+        guard try hasHistory() else { return [] }
+        var fragment = SQLFragment("SELECT \"transaction\", \"position\", \"entity\", \"kind\", \"properties\", \"keys\", \"values\" FROM \(SQLiteSQL.quote(SQLiteHistory.changeTable)) WHERE \"transaction\" BETWEEN ")
+        fragment.bind(.integer(first))
+        fragment.append(" AND ")
+        fragment.bind(.integer(last))
+        fragment.append(" ORDER BY \"transaction\", \"position\"")
+        return try read(fragment) { statement in
+            var runs: [SQLiteHistory.Run] = []
+            while try SQLiteStatement.step(statement) {
+                guard let kind = SQLiteHistory.Kind(rawValue: sqlite3_column_int64(statement, 3)),
+                      case .blob(let keyData) = SQLiteStatement.column(5, of: statement)
+                else { continue }
+                let propertyText = SQLiteStatement.column(4, of: statement)
+                let properties = propertyText == .null ? [] : SQLiteStatement.text(of: sqlite3_column_value(statement, 4)).split(separator: ",").map(String.init)
+                let keys = try SQLiteHistory.decodeKeys(keyData)
+                var values: [[StorageValue]] = []
+                if case .blob(let valueData) = SQLiteStatement.column(6, of: statement) {
+                    values = try SQLiteHistory.decodeValues(valueData, rows: keys.count, columns: properties.count)
+                }
+                runs.append(SQLiteHistory.Run(
+                    transaction: sqlite3_column_int64(statement, 0), position: Int(sqlite3_column_int64(statement, 1)),
+                    entity: SQLiteStatement.text(of: sqlite3_column_value(statement, 2)), kind: kind,
+                    properties: properties, keys: keys, values: values))
+            }
+            return runs
+        }
+    }
+
+    /// The number of the newest transaction deleted from the history (0 when none was).
+    func historyDeletedThrough() throws -> Int64 {
+        guard try hasHistory() else { return 0 }
+        var fragment = SQLFragment("SELECT \"value\" FROM \(SQLiteSQL.quote(SQLiteSQL.metadataTable)) WHERE \"key\" = ")
+        fragment.bind(.text(SQLiteHistory.deletedThroughKey))
+        return try read(fragment) { statement in
+            try SQLiteStatement.step(statement) ? Int64(SQLiteStatement.text(of: sqlite3_column_value(statement, 0))) ?? 0 : 0
+        }
+    }
+
+    /// Deletes the given transactions and their changes, and records that tokens up to the newest of
+    /// them have expired.
+    func deleteHistory(_ transactions: [Int64]) throws {
+        guard let newest = transactions.max(), try hasHistory() else { return }
+        do {
+            try writer.write { db in
+                try Self.deleteHistory(transactions, newest: newest, db)
+            }
+        } catch let error as DatabaseError {
+            throw StowageError(
+                .saveFailed, "Deleting history failed and nothing was deleted: \(error.message ?? "\(error)")",
+                sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
+        }
+    }
+
+    /// Deletes transactions on `db`, inside the caller's transaction.
+    static func deleteHistory(_ transactions: [Int64], newest: Int64, _ db: Database) throws {
+        for chunk in stride(from: 0, to: transactions.count, by: 500).map({ transactions[$0..<min($0 + 500, transactions.count)] }) {
+            let list = chunk.map(String.init).joined(separator: ",")
+            try db.execute(sql: "DELETE FROM \(SQLiteSQL.quote(SQLiteHistory.changeTable)) WHERE \"transaction\" IN (\(list))")
+            try db.execute(sql: "DELETE FROM \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) WHERE \"id\" IN (\(list))")
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO \(SQLiteSQL.quote(SQLiteSQL.metadataTable)) ("key", "value") VALUES (?, ?)
+                ON CONFLICT ("key") DO UPDATE SET "value" = max(CAST("value" AS INTEGER), CAST(excluded."value" AS INTEGER))
+                """,
+            arguments: [SQLiteHistory.deletedThroughKey, String(newest)])
+    }
+}
