@@ -57,12 +57,19 @@ final class StowageContender: Contender {
     /// Whether `#Predicate { $0.persistentModelID == id }` runs in SQL (checked in ``checkSQL()``).
     var identifierPredicateRunsInSQL = false
 
-    static func open(_ path: String) throws -> ModelContainer {
-        try ModelContainer(for: BenchRow.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+    /// The name of the samples taken with ``ModelConfiguration/recordsHistory`` off (W1, W5): what
+    /// recording the history costs is the ratio of the two.
+    static let withoutHistory = "Stowage, no history"
+
+    static func open(_ path: String, recordsHistory: Bool = true) throws -> ModelContainer {
+        var configuration = ModelConfiguration(url: URL(fileURLWithPath: path))
+        configuration.recordsHistory = recordsHistory
+        return try ModelContainer(for: BenchRow.self, configurations: configuration)
     }
 
     func prepareReadStore(path: String, rows: Int) throws {
         readContainer = try Self.open(path)
+        readPath = path
         try bulkFill(path: path, table: "BenchRow", primaryKey: "_pk", count: rows)
         identifiers = try ModelContext(readContainer).fetchIdentifiers(FetchDescriptor<BenchRow>())
     }
@@ -72,14 +79,20 @@ final class StowageContender: Contender {
         try bulkFill(path: path, table: "BenchRow", primaryKey: "_pk", count: rows)
     }
 
+    /// W1 with history, then without it into a second store.
     func insert(_ rows: [RowValues], path: String) throws -> [Sample] {
-        let container = try Self.open(path)
-        let context = ModelContext(container)
-        let ms = try time {
-            for values in rows { context.insert(BenchRow(values)) }
-            try context.save()
+        var samples: [Sample] = []
+        for (recordsHistory, label) in [(true, name), (false, Self.withoutHistory)] {
+            let storePath = recordsHistory ? path : path + ".no-history"
+            let context = ModelContext(try Self.open(storePath, recordsHistory: recordsHistory))
+            let ms = try time {
+                for values in rows { context.insert(BenchRow(values)) }
+                try context.save()
+            }
+            samples.append(Sample(label, ms, rows.count))
+            if !recordsHistory { removeStore(storePath) }
         }
-        return [Sample(name, ms, rows.count)]
+        return samples
     }
 
     func fetchAll() throws -> [Sample] {
@@ -188,20 +201,35 @@ final class StowageContender: Contender {
         return samples
     }
 
+    /// W5 with history, then without it (a second container on the read store, values of another run).
     func update(_ keys: [Int64], run: Int) throws -> [Sample] {
-        let context = ModelContext(readContainer)
-        let all = try context.fetch(FetchDescriptor<BenchRow>())
-        let ms = try time {
-            for key in keys {
-                let index = Int(key - 1)
-                let model = all[index]
-                model.i2 = run * 1_000_000 + index
-                model.d2 = Double(run) + 0.125
+        var samples: [Sample] = []
+        for (container, label, value) in [(readContainer!, name, run), (try noHistoryReadContainer(), Self.withoutHistory, run + 1000)] {
+            let context = ModelContext(container)
+            let all = try context.fetch(FetchDescriptor<BenchRow>())
+            let ms = try time {
+                for key in keys {
+                    let index = Int(key - 1)
+                    let model = all[index]
+                    model.i2 = value * 1_000_000 + index
+                    model.d2 = Double(value) + 0.125
+                }
+                try context.save()
             }
-            try context.save()
+            withExtendedLifetime(all) {}
+            samples.append(Sample(label, ms, keys.count))
         }
-        withExtendedLifetime(all) {}
-        return [Sample(name, ms, keys.count)]
+        return samples
+    }
+
+    private var readPath = ""
+    private var noHistoryContainer: ModelContainer?
+
+    private func noHistoryReadContainer() throws -> ModelContainer {
+        if let noHistoryContainer { return noHistoryContainer }
+        let container = try Self.open(readPath, recordsHistory: false)
+        noHistoryContainer = container
+        return container
     }
 
     func iterate(batchSize: Int) throws -> [Sample] {
