@@ -17,6 +17,8 @@ import Stowage
 //                                                        IMMEDIATE), prints "locked", holds it SECONDS, commits
 //     stowage-reopen-probe save-lamps STORE COUNT        opens a Lamp store and saves COUNT lamps, one save
 //                                                        each, then prints "saved COUNT"
+//     stowage-reopen-probe set-watts STORE WATTS HISTORY sets every lamp's watts in one save, recording
+//                                                        history when HISTORY is 1, then prints "set N"
 //
 // Exits 0 on success; on a StowageError prints "error <code>: <message>" and exits 1.
 
@@ -75,6 +77,15 @@ do {
             try context.save()
         }
         say("saved \(count)")
+    case ("set-watts", 5):
+        guard let watts = Double(arguments[3]) else { usage() }
+        var configuration = ModelConfiguration(url: url)
+        configuration.recordsHistory = arguments[4] == "1"
+        let context = ModelContext(try ModelContainer(for: Lamp.self, configurations: configuration))
+        let lamps = try context.fetch(FetchDescriptor<Lamp>())
+        for lamp in lamps { lamp.watts = watts }
+        try context.save()
+        say("set \(lamps.count)")
     default:
         usage()
     }

@@ -216,3 +216,24 @@ enum StoreV2 {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == filesBefore)
     }
 }
+
+@Suite("Closing a store")
+struct ClosingTests {
+    /// Read connections, the writer and the change watcher all close with the container, the writer
+    /// last, so the WAL is checkpointed into the file and removed.
+    @Test func aReleasedContainerLeavesOneFileEvenAfterReads() throws {
+        try withFileStore([Item.self]) { url, open in
+            weak var released: ModelContainer?
+            do {
+                let container = try open()
+                released = container
+                let context = ModelContext(container)
+                context.insert(Item(name: "a", value: 1))
+                try context.save()
+                #expect(try ModelContext(container).fetch(FetchDescriptor<Item>()).count == 1)
+            }
+            #expect(released == nil)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path) == [url.lastPathComponent])
+        }
+    }
+}

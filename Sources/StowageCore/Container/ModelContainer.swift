@@ -28,6 +28,8 @@ public final class ModelContainer: Sendable {
     /// The readers of ``changes()``.
     let subscribers = Locked<[UUID: AsyncStream<ModelChanges>.Continuation]>([:])
     let hasSubscribers = Atomic<Bool>(false)
+    /// One per file store: notices other processes' saves (see ``StoreChangeWatcher``).
+    private let watchers = Locked<[StoreChangeWatcher]>([])
     @MainActor private var main: ModelContext?
 
     /// Creates a container for model types (and every type reachable from them).
@@ -102,6 +104,14 @@ public final class ModelContainer: Sendable {
         self.readOnlyEntities = configurations.count > 1 ? readOnly : []
         self.migrationPlan = migrationPlan
         self.store = stores.count == 1 ? stores[0].store : StoreRouter(stores)
+        for (store, _) in stores {
+            guard let path = store.path, let watcher = StoreChangeWatcher(store: store, path: path, container: self) else { continue }
+            watchers.withLock { $0.append(watcher) }
+        }
+    }
+
+    deinit {
+        for watcher in watchers.withLock({ $0 }) { watcher.cancel() }
     }
 
     /// Which models each configuration's store holds: the container's whole schema for a single
@@ -257,12 +267,15 @@ struct SavedChanges: Sendable {
     var deleted: [String: Set<Int64>] = [:]
     /// Entities all of whose rows were deleted (``ModelContainer/erase()``).
     var erased: Set<String> = []
-    var isEmpty: Bool { updated.isEmpty && deleted.isEmpty && erased.isEmpty }
+    /// Whether any row may have changed (another process saved without saying what).
+    var refreshAll = false
+    var isEmpty: Bool { updated.isEmpty && deleted.isEmpty && erased.isEmpty && !refreshAll }
 
     mutating func merge(_ other: SavedChanges) {
         updated.merge(other.updated) { $0.union($1) }
         deleted.merge(other.deleted) { $0.union($1) }
         erased.formUnion(other.erased)
+        refreshAll = refreshAll || other.refreshAll
     }
 
     /// Whether the row `primaryKey` of `entity` was deleted.

@@ -231,8 +231,9 @@ extension ModelContext {
     /// Applies the saves of other contexts: rows deleted there are forgotten here, rows changed there are
     /// refreshed here unless this context changed them too.
     func processInbox() {
-        let changes = inbox.take()
+        var changes = inbox.take()
         guard !changes.isEmpty else { return }
+        if changes.refreshAll { changes = everyRegisteredRow(changes) }
         var deletedRows: [RowKey] = []
         for (name, keys) in changes.deleted {
             guard let entity = schema.entitiesByName[name] else { continue }
@@ -495,4 +496,29 @@ private final class KeysetCursor {
     var lastKey: Int64?
     /// The models of the batch being loaded (kept between batches for its capacity).
     var buffer = ContiguousArray<any PersistentModel>()
+}
+
+extension ModelContext {
+    /// The changes that "anything may have changed" means for this context: every model it holds
+    /// unchanged is updated, or deleted when its row is gone.
+    private func everyRegisteredRow(_ changes: SavedChanges) -> SavedChanges {
+        var changes = changes
+        changes.refreshAll = false
+        var held: [Schema.Entity: [Int64]] = [:]
+        for model in registered.models {
+            let data = model.persistentBackingData
+            guard data.state == .persisted, let entity = data.entity, case .row(let key)? = data.key else { continue }
+            held[entity, default: []].append(key)
+        }
+        for (entity, keys) in held {
+            do {
+                let existing = Set(try store.primaryKeys(StoreQuery(entity: entity, primaryKeys: keys)))
+                changes.updated[entity.name, default: []].formUnion(existing)
+                changes.deleted[entity.name, default: []].formUnion(keys.filter { !existing.contains($0) })
+            } catch {
+                Self.logger.error("Checking which \(entity.name) rows another process changed failed: \(error)")
+            }
+        }
+        return changes
+    }
 }

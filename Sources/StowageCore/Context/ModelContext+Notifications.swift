@@ -53,6 +53,12 @@ public struct ModelChanges: Sendable, Hashable {
     public let author: String?
     /// When the save committed.
     public let date: Date
+    /// The history transaction of the save (with several stores, one of them), to fetch its full
+    /// record with ``ModelContext/fetchHistory(_:)``; `nil` when the store records no history.
+    public let historyToken: DefaultHistoryToken?
+    /// Whether another process (or another container on the same file) saved these changes (see
+    /// ``ModelContainer/storeRemoteChange``).
+    public let isRemote: Bool
 
     /// The entities the save touched.
     public var entityNames: Set<String> {

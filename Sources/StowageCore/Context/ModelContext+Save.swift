@@ -123,7 +123,7 @@ extension ModelContext {
         for (entity, keys) in staleUpserts {
             _ = try? fetchObjects(StoreQuery(entity: entity, primaryKeys: keys))
         }
-        announce(changes, insertedKeys: result.insertedKeys, deleted: deletedIdentifiers)
+        announce(changes, result, deleted: deletedIdentifiers)
         // Other contexts hear of the saved rows; the sets are built only when one exists (checked after
         // the commit: a context created later reads the committed state anyway).
         if container.hasListeners(besides: ObjectIdentifier(self)) {
@@ -146,7 +146,8 @@ extension ModelContext {
     /// On the save path, so built for cost: a store identifier is looked up once per entity, models
     /// are told apart by object identity (no identifier hashing), and the changed property names are
     /// gathered only while ``ModelContainer/changes()`` has a reader.
-    private func announce(_ changes: ChangeSet, insertedKeys: [Int64], deleted: [PersistentIdentifier]) {
+    private func announce(_ changes: ChangeSet, _ result: SaveResult, deleted: [PersistentIdentifier]) {
+        let insertedKeys = result.insertedKeys
         var lastEntity: Schema.Entity?
         var lastStoreIdentifier = ""
         func identifier(_ entity: Schema.Entity, _ key: Int64) -> PersistentIdentifier {
@@ -188,7 +189,8 @@ extension ModelContext {
         if streaming {
             container.publish(ModelChanges(
                 inserted: inserted, updated: updated, deleted: deleted, updatedProperties: updatedProperties,
-                author: author, date: Date()))
+                author: author, date: Date(),
+                historyToken: result.historyTransactions.isEmpty ? nil : DefaultHistoryToken(result.historyTransactions), isRemote: false))
         }
     }
 

@@ -127,6 +127,8 @@ struct HistoryHeader: Sendable {
     let author: String?
     let bundleIdentifier: String
     let processIdentifier: String
+    /// The store object that saved it (``SQLiteStore/origin``); 0 when not read.
+    var origin: Int64 = 0
 }
 
 /// One model's change in a history transaction.

@@ -304,7 +304,7 @@ extension SQLiteStore {
     /// Every transaction of the store's history, oldest first, without their changes.
     func historyHeaders(after: Int64 = 0) throws -> [HistoryHeader] {
         guard try hasHistory() else { return [] }
-        var fragment = SQLFragment("SELECT \"id\", \"timestamp\", \"author\", \"bundle\", \"process\" FROM \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) WHERE \"id\" > ")
+        var fragment = SQLFragment("SELECT \"id\", \"timestamp\", \"author\", \"bundle\", \"process\", \"origin\" FROM \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) WHERE \"id\" > ")
         fragment.bind(.integer(after))
         fragment.append(" ORDER BY \"id\"")
         return try read(fragment) { statement in
@@ -316,7 +316,8 @@ extension SQLiteStore {
                     timestamp: Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, 1)),
                     author: author == .null ? nil : SQLiteStatement.text(of: sqlite3_column_value(statement, 2)),
                     bundleIdentifier: SQLiteStatement.text(of: sqlite3_column_value(statement, 3)),
-                    processIdentifier: SQLiteStatement.text(of: sqlite3_column_value(statement, 4))))
+                    processIdentifier: SQLiteStatement.text(of: sqlite3_column_value(statement, 4)),
+                    origin: sqlite3_column_int64(statement, 5)))
             }
             return headers
         }
@@ -352,6 +353,14 @@ extension SQLiteStore {
         }
     }
 
+    /// The number of the newest transaction of the history (0 when there is none).
+    func newestHistoryTransaction() throws -> Int64 {
+        guard try hasHistory() else { return 0 }
+        return try read(SQLFragment("SELECT max(\"id\") FROM \(SQLiteSQL.quote(SQLiteHistory.transactionTable))")) { statement in
+            try SQLiteStatement.step(statement) ? sqlite3_column_int64(statement, 0) : 0
+        }
+    }
+
     /// The number of the newest transaction deleted from the history (0 when none was).
     func historyDeletedThrough() throws -> Int64 {
         guard try hasHistory() else { return 0 }
@@ -370,6 +379,7 @@ extension SQLiteStore {
             try writer.write { db in
                 try Self.deleteHistory(transactions, newest: newest, db)
             }
+            ownDeletedThrough.store(newest, ordering: .releasing)
         } catch let error as DatabaseError {
             throw StowageError(
                 .saveFailed, "Deleting history failed and nothing was deleted: \(error.message ?? "\(error)")",

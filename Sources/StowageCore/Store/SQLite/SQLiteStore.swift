@@ -29,6 +29,12 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     let origin = Int64.random(in: 1...Int64.max)
     /// Whether the history tables are known to exist (created by the first save that records history).
     let historyTablesExist = Atomic<Bool>(false)
+    /// How many saves this store object committed (the ``StoreChangeWatcher`` tells its own commits from
+    /// others' with it when history is not recorded).
+    let commits = Atomic<Int>(0)
+    /// The newest history transaction this store object deleted, or expired by erasing (the watcher
+    /// does not take it for another process's doing).
+    let ownDeletedThrough = Atomic<Int64>(0)
     private let sqlCache = Locked<[ObjectIdentifier: String]>([:])
     /// Each entity's full-row column list and primary-key lookup prefix (see ``selectSQL(_:)``).
     private let fullRowSQLCache = Locked<[ObjectIdentifier: FullRowSQL]>([:])
@@ -155,6 +161,13 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         }
         trace?.storeIdentifier.withLock { $0 = identifier }
         SQLDebug.storeOpened(path ?? "in memory (\(identifier))")
+    }
+
+    deinit {
+        // The read connections close before the writer, so that the writer's connection is the file's last
+        // and checkpoints the WAL into it (a read-only connection closing last cannot): a closed store is
+        // one file, with no -wal or -shm left behind.
+        readers?.close()
     }
 
     /// The writer's configuration. A busy store is waited for up to `busyTimeout` (SQLite's busy
@@ -376,11 +389,13 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 }
                 return result
             }
-            return try writer.write { db in
+            let result = try writer.write { db in
                 let result = try write(changes, db)
                 try beforeCommit()
                 return result
             }
+            commits.add(1, ordering: .releasing)
+            return result
         } catch var error as StowageError {
             if error.code == .saveFailed || error.code == .constraintViolation || error.code == .saveConflict {
                 error = StowageError(
@@ -412,6 +427,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 if tables.contains(SQLiteHistory.transactionTable) {
                     let erasure = try recordHistory(ChangeSet(), insertedKeys: [], preserved: [], db)
                     try Self.deleteHistory([erasure], newest: erasure, db)
+                    ownDeletedThrough.store(erasure, ordering: .releasing)
                 }
             }
         } catch let error as DatabaseError {

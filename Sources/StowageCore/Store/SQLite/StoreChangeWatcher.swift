@@ -1,0 +1,179 @@
+import Foundation
+import GRDBSQLite
+import Logging
+
+/// Notices the saves other processes (or other containers of this process) commit to a store file, and
+/// hands them to the container as if one of its contexts had saved them.
+///
+/// How: every ``interval`` a timer reads `PRAGMA data_version` on a connection of its own. SQLite
+/// changes that number whenever another connection committed to the file since the last read, and
+/// reading it costs a few microseconds, so an idle store costs next to nothing. When it changed, the
+/// watcher reads the history transactions after the last one it handled (``SQLiteHistory``): those
+/// whose `origin` is not its store's were saved elsewhere, and their change runs say which models were
+/// inserted, updated (which properties) and deleted. The container's contexts then refresh the models
+/// they hold (on their next operation, each in its own isolation), ``ModelContainer/changes()`` yields
+/// the changes, and ``ModelContainer/storeRemoteChange`` is posted.
+///
+/// When the history cannot say what changed — a writer that records no history
+/// (``ModelConfiguration/recordsHistory``), or history the watcher had not read yet that was deleted
+/// (`deleteHistory`, `erase()`) — every model is treated as possibly changed
+/// (``ModelContext/NotificationKey/invalidatedAllIdentifiers``).
+final class StoreChangeWatcher: @unchecked Sendable {
+    // @unchecked Sendable: the connection is behind `connectionLock`; the rest of the mutable state is
+    // only touched on `queue`.
+
+    /// How often the file is checked: changes reach the other process within this, plus the time to
+    /// read them.
+    static let interval: DispatchTimeInterval = .milliseconds(20)
+
+    private let store: SQLiteStore
+    private weak var container: ModelContainer?
+    private let queue = DispatchQueue(label: "Stowage.StoreChangeWatcher")
+    private let timer: DispatchSourceTimer
+    /// The watcher's own read-only connection and its statement: closed by ``cancel()`` at once, from
+    /// any thread, so that the store's last connection (the pool's, closing next) checkpoints the WAL
+    /// into the file as before.
+    private let connectionLock = NSLock()
+    private var connection: OpaquePointer?
+    private var dataVersionStatement: OpaquePointer?
+    private var dataVersion: Int64 = 0
+    /// The newest history transaction handled.
+    private var lastSeen: Int64 = 0
+    /// The store's own commit count when last checked.
+    private var ownCommits = 0
+
+    init?(store: SQLiteStore, path: String, container: ModelContainer) {
+        self.store = store
+        self.container = container
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+              sqlite3_prepare_v2(connection, "PRAGMA data_version", -1, &dataVersionStatement, nil) == SQLITE_OK
+        else {
+            sqlite3_close(connection)
+            return nil
+        }
+        sqlite3_busy_timeout(connection, 1000)
+        queue.sync {
+            dataVersion = readDataVersion() ?? 0
+            lastSeen = (try? store.newestHistoryTransaction()) ?? 0
+            ownCommits = store.commits.load(ordering: .acquiring)
+        }
+        timer.schedule(deadline: .now() + Self.interval, repeating: Self.interval, leeway: .milliseconds(5))
+        timer.setEventHandler { [weak self] in self?.check() }
+        timer.resume()
+    }
+
+    /// Stops watching (the container is going away) and closes the connection.
+    func cancel() {
+        timer.cancel()
+        connectionLock.withLock {
+            sqlite3_finalize(dataVersionStatement)
+            sqlite3_close(connection)
+            dataVersionStatement = nil
+            connection = nil
+        }
+    }
+
+    deinit { cancel() }
+
+    private func readDataVersion() -> Int64? {
+        connectionLock.lock()
+        defer { connectionLock.unlock() }
+        guard let statement = dataVersionStatement else { return nil }
+        defer { sqlite3_reset(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { return nil }
+        return sqlite3_column_int64(statement, 0)
+    }
+
+    private func check() {
+        guard let container else {
+            cancel()
+            return
+        }
+        guard let version = readDataVersion(), version != dataVersion else { return }
+        dataVersion = version
+        do {
+            let commits = store.commits.load(ordering: .acquiring)
+            let deletedThrough = try store.historyDeletedThrough()
+            let headers = try store.historyHeaders(after: lastSeen)
+            defer {
+                lastSeen = max(lastSeen, headers.last?.id ?? 0, deletedThrough)
+                ownCommits = commits
+            }
+            let foreign = headers.filter { $0.origin != store.origin }
+            let unreadHistoryDeleted = deletedThrough > lastSeen && deletedThrough != store.ownDeletedThrough.load(ordering: .acquiring)
+            let unrecordedSave = headers.isEmpty && commits == ownCommits
+            if unreadHistoryDeleted || unrecordedSave {
+                container.receiveRemoteChanges(nil, from: store)
+            } else if let first = foreign.first?.id, let last = foreign.last?.id {
+                let runs = try store.historyRuns(from: first, through: last)
+                container.receiveRemoteChanges(foreign.map { header in
+                    (header, runs.filter { $0.transaction == header.id })
+                }, from: store)
+            }
+        } catch {
+            ModelContext.logger.error("Reading the changes another process saved to \(store.path ?? "the store") failed: \(error)")
+        }
+    }
+}
+
+extension ModelContainer {
+    /// Posted through `NotificationCenter.default` when another process (or another container on the
+    /// same file) saved to one of the container's stores; the object is the container. `userInfo`
+    /// holds `[PersistentIdentifier]` arrays under the raw values of
+    /// ``ModelContext/NotificationKey/insertedIdentifiers``, `updatedIdentifiers` and
+    /// `deletedIdentifiers`, or `true` under `invalidatedAllIdentifiers` when what changed is not
+    /// known (every model may have changed). Posted on a background thread, within about 20 ms of
+    /// the other process's commit. The role of Core Data's `NSPersistentStoreRemoteChange`; not in
+    /// SwiftData.
+    public static let storeRemoteChange = Notification.Name("StowageStoreRemoteChange")
+
+    /// Hands other processes' transactions (or, for `nil`, "anything may have changed") to the
+    /// container's contexts, to ``changes()`` and to ``storeRemoteChange`` observers.
+    func receiveRemoteChanges(_ transactions: [(HistoryHeader, [SQLiteHistory.Run])]?, from store: SQLiteStore) {
+        guard let transactions else {
+            var saved = SavedChanges()
+            saved.refreshAll = true
+            broadcast(saved, from: ObjectIdentifier(self))
+            NotificationCenter.default.post(name: Self.storeRemoteChange, object: self, userInfo: [
+                ModelContext.NotificationKey.invalidatedAllIdentifiers.rawValue: true,
+            ])
+            return
+        }
+        var saved = SavedChanges()
+        var all = (inserted: [PersistentIdentifier](), updated: [PersistentIdentifier](), deleted: [PersistentIdentifier]())
+        for (header, runs) in transactions {
+            var inserted: [PersistentIdentifier] = [], updated: [PersistentIdentifier] = [], deleted: [PersistentIdentifier] = []
+            var properties: [PersistentIdentifier: Set<String>] = [:]
+            for run in runs where schema.entitiesByName[run.entity] != nil {
+                let identifiers = run.keys.map { PersistentIdentifier(entityName: run.entity, storeIdentifier: store.identifier, key: .row($0)) }
+                switch run.kind {
+                case .insert:
+                    inserted += identifiers
+                    saved.updated[run.entity, default: []].formUnion(run.keys)
+                case .update:
+                    updated += identifiers
+                    saved.updated[run.entity, default: []].formUnion(run.keys)
+                    for identifier in identifiers { properties[identifier, default: []].formUnion(run.properties) }
+                case .delete:
+                    deleted += identifiers
+                    saved.deleted[run.entity, default: []].formUnion(run.keys)
+                }
+            }
+            all.inserted += inserted
+            all.updated += updated
+            all.deleted += deleted
+            if hasChangeSubscribers {
+                publish(ModelChanges(
+                    inserted: inserted, updated: updated, deleted: deleted, updatedProperties: properties, author: header.author,
+                    date: header.timestamp, historyToken: DefaultHistoryToken([store.identifier: header.id]), isRemote: true))
+            }
+        }
+        broadcast(saved, from: ObjectIdentifier(self))
+        NotificationCenter.default.post(name: Self.storeRemoteChange, object: self, userInfo: [
+            ModelContext.NotificationKey.insertedIdentifiers.rawValue: all.inserted,
+            ModelContext.NotificationKey.updatedIdentifiers.rawValue: all.updated,
+            ModelContext.NotificationKey.deletedIdentifiers.rawValue: all.deleted,
+        ])
+    }
+}
