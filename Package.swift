@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import CompilerPluginSupport
 import PackageDescription
 
@@ -49,7 +49,12 @@ let package = Package(
         .executableTarget(
             name: "stowage-reopen-probe",
             dependencies: ["ReopenFixtures", .product(name: "GRDBSQLite", package: "GRDB.swift")], path: "Tests/ReopenProbe"),
-        .testTarget(name: "StowageTests", dependencies: ["Stowage", "ReopenFixtures", .product(name: "GRDB", package: "GRDB.swift")]),
+        // Models and app code in a target whose default isolation is the main actor (Xcode 26's app default).
+        .target(name: "MainActorModels", dependencies: ["Stowage"], path: "Tests/MainActorModels",
+                swiftSettings: [.defaultIsolation(MainActor.self)]),
+        .testTarget(
+            name: "StowageTests",
+            dependencies: ["Stowage", "ReopenFixtures", "MainActorModels", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "StowagePredicateTests", dependencies: ["Stowage"]),
         .testTarget(
             name: "StowageRelationshipTests",

@@ -38,15 +38,15 @@ extension ModelMacro: MemberMacro {
             }
         }
         let isFinal = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
-        let metadataList = entries.isEmpty ? "[]" : "[\n" + entries.map { "        " + $0 }.joined(separator: ",\n") + "\n    ]"
+        let metadataList = entries.isEmpty ? "[]" : "[\n" + entries.map { "            " + $0 }.joined(separator: ",\n") + "\n        ]"
         // The backing data and the registrar are created on first use: every designated initializer runs
         // stored properties' initial values, so `init(backingData:)` (how the store creates each fetched
         // model) would allocate a backing data only to replace it, and a registrar that a model nobody
         // observes never uses.
         return [
-            "@exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil",
+            "@exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil",
             """
-            private var _$backingData: Stowage.ModelBackingData {
+            nonisolated private var _$backingData: Stowage.ModelBackingData {
                 get {
                     if let data = _$backingDataStorage {
                         return data
@@ -61,24 +61,26 @@ extension ModelMacro: MemberMacro {
             }
             """,
             """
-            public var persistentBackingData: Stowage.ModelBackingData {
+            nonisolated public var persistentBackingData: Stowage.ModelBackingData {
                 get { _$backingData }
                 set { _$backingData = newValue }
             }
             """,
             DeclSyntax(stringLiteral: """
-                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                    \(metadataList)
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        \(metadataList)
+                    }
                 }
                 """),
             """
-            public \(raw: isFinal ? "" : "required ")init(backingData: Stowage.ModelBackingData) {
+            nonisolated public \(raw: isFinal ? "" : "required ")init(backingData: Stowage.ModelBackingData) {
                 self._$backingDataStorage = backingData\(raw: storages.map { "\n    self.\($0) = nil" }.joined())
             }
             """,
-            "@exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil",
+            "@exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil",
             """
-            public var _$observationRegistrar: Observation.ObservationRegistrar {
+            nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
                 if let registrar = _$observationRegistrarStorage {
                     return registrar
                 }
@@ -198,7 +200,9 @@ extension ModelMacro: ExtensionMacro {
         conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
         guard declaration.is(ClassDeclSyntax.self), !protocols.isEmpty else { return [] }
-        return [try ExtensionDeclSyntax("extension \(type.trimmed): Stowage.PersistentModel {}")]
+        // `nonisolated`: in a target whose default isolation is the main actor, the conformance would
+        // otherwise be isolated to it (SE-0470), and the engine uses models from any thread.
+        return [try ExtensionDeclSyntax("extension \(type.trimmed): nonisolated Stowage.PersistentModel {}")]
     }
 }
 
@@ -267,6 +271,6 @@ extension PersistedPropertyMacro: PeerMacro {
         // The storage is only touched by the generated accessors and the schema's getter and setter, each a
         // single read or write that cannot overlap another access: dynamic exclusivity checks (a runtime
         // call on every read and write of a class property) would find nothing, so they are turned off.
-        return ["@exclusivity(unchecked) private var _\(raw: property.name): Swift.Optional<\(type)>\(raw: initializer)"]
+        return ["@exclusivity(unchecked) nonisolated(unsafe) private var _\(raw: property.name): Swift.Optional<\(type)>\(raw: initializer)"]
     }
 }

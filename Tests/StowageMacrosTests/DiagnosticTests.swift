@@ -93,9 +93,9 @@ import Testing
                 let name: String
                 private let secret: String
 
-                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
-                private var _$backingData: Stowage.ModelBackingData {
+                nonisolated private var _$backingData: Stowage.ModelBackingData {
                     get {
                         if let data = _$backingDataStorage {
                             return data
@@ -109,7 +109,7 @@ import Testing
                     }
                 }
 
-                public var persistentBackingData: Stowage.ModelBackingData {
+                nonisolated public var persistentBackingData: Stowage.ModelBackingData {
                     get {
                         _$backingData
                     }
@@ -118,17 +118,19 @@ import Testing
                     }
                 }
 
-                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                    []
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        []
+                    }
                 }
 
-                public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
                 }
 
-                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
-                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
                     if let registrar = _$observationRegistrarStorage {
                         return registrar
                     }
@@ -138,7 +140,7 @@ import Testing
                 }
             }
 
-            extension Recipe: Stowage.PersistentModel {
+            extension Recipe: nonisolated Stowage.PersistentModel {
             }
             """#,
             diagnostics: [
@@ -174,9 +176,9 @@ import Testing
                 var created = Date()
                 var helper = makeHelper()
 
-                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
-                private var _$backingData: Stowage.ModelBackingData {
+                nonisolated private var _$backingData: Stowage.ModelBackingData {
                     get {
                         if let data = _$backingDataStorage {
                             return data
@@ -190,7 +192,7 @@ import Testing
                     }
                 }
 
-                public var persistentBackingData: Stowage.ModelBackingData {
+                nonisolated public var persistentBackingData: Stowage.ModelBackingData {
                     get {
                         _$backingData
                     }
@@ -199,17 +201,19 @@ import Testing
                     }
                 }
 
-                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                    []
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        []
+                    }
                 }
 
-                public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
                 }
 
-                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
-                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
                     if let registrar = _$observationRegistrarStorage {
                         return registrar
                     }
@@ -219,7 +223,7 @@ import Testing
                 }
             }
 
-            extension Counter: Stowage.PersistentModel {
+            extension Counter: nonisolated Stowage.PersistentModel {
             }
             """#,
             diagnostics: [
@@ -271,9 +275,9 @@ import Testing
                 var info: [String: Any] = [:]
                 var opaque: some Codable
 
-                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
-                private var _$backingData: Stowage.ModelBackingData {
+                nonisolated private var _$backingData: Stowage.ModelBackingData {
                     get {
                         if let data = _$backingDataStorage {
                             return data
@@ -287,7 +291,7 @@ import Testing
                     }
                 }
 
-                public var persistentBackingData: Stowage.ModelBackingData {
+                nonisolated public var persistentBackingData: Stowage.ModelBackingData {
                     get {
                         _$backingData
                     }
@@ -296,17 +300,19 @@ import Testing
                     }
                 }
 
-                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                    []
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        []
+                    }
                 }
 
-                public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
                 }
 
-                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
-                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
                     if let registrar = _$observationRegistrarStorage {
                         return registrar
                     }
@@ -316,7 +322,7 @@ import Testing
                 }
             }
 
-            extension Widget: Stowage.PersistentModel {
+            extension Widget: nonisolated Stowage.PersistentModel {
             }
             """#,
             diagnostics: [
@@ -382,9 +388,9 @@ import Testing
                 }
                 lazy var summary: String = "\(name)"
 
-                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
-                private var _$backingData: Stowage.ModelBackingData {
+                nonisolated private var _$backingData: Stowage.ModelBackingData {
                     get {
                         if let data = _$backingDataStorage {
                             return data
@@ -398,7 +404,7 @@ import Testing
                     }
                 }
 
-                public var persistentBackingData: Stowage.ModelBackingData {
+                nonisolated public var persistentBackingData: Stowage.ModelBackingData {
                     get {
                         _$backingData
                     }
@@ -407,17 +413,19 @@ import Testing
                     }
                 }
 
-                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                    []
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        []
+                    }
                 }
 
-                public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
                 }
 
-                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
-                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
                     if let registrar = _$observationRegistrarStorage {
                         return registrar
                     }
@@ -427,7 +435,7 @@ import Testing
                 }
             }
 
-            extension Budget: Stowage.PersistentModel {
+            extension Budget: nonisolated Stowage.PersistentModel {
             }
             """#,
             diagnostics: [
@@ -461,9 +469,9 @@ import Testing
             final class Point {
                 var x, y: Double
 
-                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
-                private var _$backingData: Stowage.ModelBackingData {
+                nonisolated private var _$backingData: Stowage.ModelBackingData {
                     get {
                         if let data = _$backingDataStorage {
                             return data
@@ -477,7 +485,7 @@ import Testing
                     }
                 }
 
-                public var persistentBackingData: Stowage.ModelBackingData {
+                nonisolated public var persistentBackingData: Stowage.ModelBackingData {
                     get {
                         _$backingData
                     }
@@ -486,17 +494,19 @@ import Testing
                     }
                 }
 
-                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                    []
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        []
+                    }
                 }
 
-                public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
                 }
 
-                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
-                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
                     if let registrar = _$observationRegistrarStorage {
                         return registrar
                     }
@@ -506,7 +516,7 @@ import Testing
                 }
             }
 
-            extension Point: Stowage.PersistentModel {
+            extension Point: nonisolated Stowage.PersistentModel {
             }
             """#,
             diagnostics: [
@@ -532,9 +542,9 @@ import Testing
                 var note: String?
                 var flag: Bool = false
 
-                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
-                private var _$backingData: Stowage.ModelBackingData {
+                nonisolated private var _$backingData: Stowage.ModelBackingData {
                     get {
                         if let data = _$backingDataStorage {
                             return data
@@ -548,7 +558,7 @@ import Testing
                     }
                 }
 
-                public var persistentBackingData: Stowage.ModelBackingData {
+                nonisolated public var persistentBackingData: Stowage.ModelBackingData {
                     get {
                         _$backingData
                     }
@@ -557,17 +567,19 @@ import Testing
                     }
                 }
 
-                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                    []
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        []
+                    }
                 }
 
-                public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
                 }
 
-                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
-                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
                     if let registrar = _$observationRegistrarStorage {
                         return registrar
                     }
@@ -577,7 +589,7 @@ import Testing
                 }
             }
 
-            extension Budget: Stowage.PersistentModel {
+            extension Budget: nonisolated Stowage.PersistentModel {
             }
             """#,
             diagnostics: [
@@ -612,9 +624,9 @@ import Testing
                 var note: String
                 var budget: Budget
 
-                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
-                private var _$backingData: Stowage.ModelBackingData {
+                nonisolated private var _$backingData: Stowage.ModelBackingData {
                     get {
                         if let data = _$backingDataStorage {
                             return data
@@ -628,7 +640,7 @@ import Testing
                     }
                 }
 
-                public var persistentBackingData: Stowage.ModelBackingData {
+                nonisolated public var persistentBackingData: Stowage.ModelBackingData {
                     get {
                         _$backingData
                     }
@@ -637,17 +649,19 @@ import Testing
                     }
                 }
 
-                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                    []
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        []
+                    }
                 }
 
-                public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
                 }
 
-                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
-                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
                     if let registrar = _$observationRegistrarStorage {
                         return registrar
                     }
@@ -657,7 +671,7 @@ import Testing
                 }
             }
 
-            extension Transaction: Stowage.PersistentModel {
+            extension Transaction: nonisolated Stowage.PersistentModel {
             }
             """#,
             diagnostics: [

@@ -31,9 +31,9 @@ import Testing
                     self.limit = limit
                 }
 
-                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
-                private var _$backingData: Stowage.ModelBackingData {
+                nonisolated private var _$backingData: Stowage.ModelBackingData {
                     get {
                         if let data = _$backingDataStorage {
                             return data
@@ -47,7 +47,7 @@ import Testing
                     }
                 }
 
-                public var persistentBackingData: Stowage.ModelBackingData {
+                nonisolated public var persistentBackingData: Stowage.ModelBackingData {
                     get {
                         _$backingData
                     }
@@ -56,30 +56,32 @@ import Testing
                     }
                 }
 
-                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                    [
-                        Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name, get: {
-                                $0._name
-                            }, set: {
-                                $0._name = $1
-                            }),
-                        Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit, get: {
-                                $0._limit
-                            }, set: {
-                                $0._limit = $1
-                            })
-                    ]
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        [
+                            Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name, get: {
+                                    $0._name
+                                }, set: {
+                                    $0._name = $1
+                                }),
+                            Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit, get: {
+                                    $0._limit
+                                }, set: {
+                                    $0._limit = $1
+                                })
+                        ]
+                    }
                 }
 
-                public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
                     self._name = nil
                     self._limit = nil
                 }
 
-                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
-                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
                     if let registrar = _$observationRegistrarStorage {
                         return registrar
                     }
@@ -89,7 +91,7 @@ import Testing
                 }
             }
 
-            extension Budget: Stowage.PersistentModel {
+            extension Budget: nonisolated Stowage.PersistentModel {
             }
             """#)
     }
@@ -133,9 +135,9 @@ import Testing
                     self.note = note
                 }
 
-                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
-                private var _$backingData: Stowage.ModelBackingData {
+                nonisolated private var _$backingData: Stowage.ModelBackingData {
                     get {
                         if let data = _$backingDataStorage {
                             return data
@@ -149,7 +151,7 @@ import Testing
                     }
                 }
 
-                public var persistentBackingData: Stowage.ModelBackingData {
+                nonisolated public var persistentBackingData: Stowage.ModelBackingData {
                     get {
                         _$backingData
                     }
@@ -158,47 +160,49 @@ import Testing
                     }
                 }
 
-                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                    [
-                        Stowage.Schema.PropertyMetadata(name: "note", keyPath: \Transaction.note, storage: \Transaction._note, get: {
-                                $0._note
-                            }, set: {
-                                $0._note = $1
-                            }),
-                        Stowage.Schema.PropertyMetadata(name: "amount", keyPath: \Transaction.amount, storage: \Transaction._amount, get: {
-                                $0._amount
-                            }, set: {
-                                $0._amount = $1
-                            }, defaultValue: 0),
-                        Stowage.Schema.PropertyMetadata(name: "hasReceipt", keyPath: \Transaction.hasReceipt, storage: \Transaction._hasReceipt, get: {
-                                $0._hasReceipt
-                            }, set: {
-                                $0._hasReceipt = $1
-                            }, defaultValue: false),
-                        Stowage.Schema.PropertyMetadata(name: "memo", keyPath: \Transaction.memo, storage: \Transaction._memo, get: {
-                                $0._memo
-                            }, set: {
-                                $0._memo = $1
-                            }),
-                        Stowage.Schema.PropertyMetadata(name: "tags", keyPath: \Transaction.tags, storage: \Transaction._tags, get: {
-                                $0._tags
-                            }, set: {
-                                $0._tags = $1
-                            }, defaultValue: []),
-                        Stowage.Schema.PropertyMetadata(name: "category", keyPath: \Transaction.category, storage: \Transaction._category, get: {
-                                $0._category
-                            }, set: {
-                                $0._category = $1
-                            }, defaultValue: .general),
-                        Stowage.Schema.PropertyMetadata(name: "created", keyPath: \Transaction.created, storage: \Transaction._created, get: {
-                                $0._created
-                            }, set: {
-                                $0._created = $1
-                            })
-                    ]
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        [
+                            Stowage.Schema.PropertyMetadata(name: "note", keyPath: \Transaction.note, storage: \Transaction._note, get: {
+                                    $0._note
+                                }, set: {
+                                    $0._note = $1
+                                }),
+                            Stowage.Schema.PropertyMetadata(name: "amount", keyPath: \Transaction.amount, storage: \Transaction._amount, get: {
+                                    $0._amount
+                                }, set: {
+                                    $0._amount = $1
+                                }, defaultValue: 0),
+                            Stowage.Schema.PropertyMetadata(name: "hasReceipt", keyPath: \Transaction.hasReceipt, storage: \Transaction._hasReceipt, get: {
+                                    $0._hasReceipt
+                                }, set: {
+                                    $0._hasReceipt = $1
+                                }, defaultValue: false),
+                            Stowage.Schema.PropertyMetadata(name: "memo", keyPath: \Transaction.memo, storage: \Transaction._memo, get: {
+                                    $0._memo
+                                }, set: {
+                                    $0._memo = $1
+                                }),
+                            Stowage.Schema.PropertyMetadata(name: "tags", keyPath: \Transaction.tags, storage: \Transaction._tags, get: {
+                                    $0._tags
+                                }, set: {
+                                    $0._tags = $1
+                                }, defaultValue: []),
+                            Stowage.Schema.PropertyMetadata(name: "category", keyPath: \Transaction.category, storage: \Transaction._category, get: {
+                                    $0._category
+                                }, set: {
+                                    $0._category = $1
+                                }, defaultValue: .general),
+                            Stowage.Schema.PropertyMetadata(name: "created", keyPath: \Transaction.created, storage: \Transaction._created, get: {
+                                    $0._created
+                                }, set: {
+                                    $0._created = $1
+                                })
+                        ]
+                    }
                 }
 
-                public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
                     self._note = nil
                     self._amount = nil
@@ -209,9 +213,9 @@ import Testing
                     self._created = nil
                 }
 
-                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
-                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
                     if let registrar = _$observationRegistrarStorage {
                         return registrar
                     }
@@ -221,7 +225,7 @@ import Testing
                 }
             }
 
-            extension Transaction: Stowage.PersistentModel {
+            extension Transaction: nonisolated Stowage.PersistentModel {
             }
             """#)
     }
@@ -252,9 +256,9 @@ import Testing
                     self.image = image
                 }
 
-                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
-                private var _$backingData: Stowage.ModelBackingData {
+                nonisolated private var _$backingData: Stowage.ModelBackingData {
                     get {
                         if let data = _$backingDataStorage {
                             return data
@@ -268,7 +272,7 @@ import Testing
                     }
                 }
 
-                public var persistentBackingData: Stowage.ModelBackingData {
+                nonisolated public var persistentBackingData: Stowage.ModelBackingData {
                     get {
                         _$backingData
                     }
@@ -277,36 +281,38 @@ import Testing
                     }
                 }
 
-                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                    [
-                        Stowage.Schema.PropertyMetadata(name: "slug", keyPath: \Photo.slug, storage: \Photo._slug, get: {
-                                $0._slug
-                            }, set: {
-                                $0._slug = $1
-                            }, metadata: Stowage.Schema.Attribute(.unique)),
-                        Stowage.Schema.PropertyMetadata(name: "image", keyPath: \Photo.image, storage: \Photo._image, get: {
-                                $0._image
-                            }, set: {
-                                $0._image = $1
-                            }, metadata: Stowage.Schema.Attribute(.externalStorage, originalName: "x")),
-                        Stowage.Schema.PropertyMetadata(name: "caption", keyPath: \Photo.caption, storage: \Photo._caption, get: {
-                                $0._caption
-                            }, set: {
-                                $0._caption = $1
-                            }, defaultValue: "none", metadata: Stowage.Schema.Attribute(.spotlight, .preserveValueOnDeletion, hashModifier: "v2"))
-                    ]
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        [
+                            Stowage.Schema.PropertyMetadata(name: "slug", keyPath: \Photo.slug, storage: \Photo._slug, get: {
+                                    $0._slug
+                                }, set: {
+                                    $0._slug = $1
+                                }, metadata: Stowage.Schema.Attribute(.unique)),
+                            Stowage.Schema.PropertyMetadata(name: "image", keyPath: \Photo.image, storage: \Photo._image, get: {
+                                    $0._image
+                                }, set: {
+                                    $0._image = $1
+                                }, metadata: Stowage.Schema.Attribute(.externalStorage, originalName: "x")),
+                            Stowage.Schema.PropertyMetadata(name: "caption", keyPath: \Photo.caption, storage: \Photo._caption, get: {
+                                    $0._caption
+                                }, set: {
+                                    $0._caption = $1
+                                }, defaultValue: "none", metadata: Stowage.Schema.Attribute(.spotlight, .preserveValueOnDeletion, hashModifier: "v2"))
+                        ]
+                    }
                 }
 
-                public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
                     self._slug = nil
                     self._image = nil
                     self._caption = nil
                 }
 
-                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
-                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
                     if let registrar = _$observationRegistrarStorage {
                         return registrar
                     }
@@ -316,7 +322,7 @@ import Testing
                 }
             }
 
-            extension Photo: Stowage.PersistentModel {
+            extension Photo: nonisolated Stowage.PersistentModel {
             }
             """#)
     }
@@ -353,9 +359,9 @@ import Testing
                     self.name = name
                 }
 
-                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
-                private var _$backingData: Stowage.ModelBackingData {
+                nonisolated private var _$backingData: Stowage.ModelBackingData {
                     get {
                         if let data = _$backingDataStorage {
                             return data
@@ -369,7 +375,7 @@ import Testing
                     }
                 }
 
-                public var persistentBackingData: Stowage.ModelBackingData {
+                nonisolated public var persistentBackingData: Stowage.ModelBackingData {
                     get {
                         _$backingData
                     }
@@ -378,32 +384,34 @@ import Testing
                     }
                 }
 
-                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                    [
-                        Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name, get: {
-                                $0._name
-                            }, set: {
-                                $0._name = $1
-                            }),
-                        Stowage.Schema.PropertyMetadata(name: "transactions", keyPath: \Budget.transactions, storage: \Budget._transactions, get: {
-                                $0._transactions
-                            }, set: {
-                                $0._transactions = $1
-                            }, metadata: Stowage.Schema.Relationship(deleteRule: .cascade, inverse: \Transaction.budget)),
-                        Stowage.Schema.PropertyMetadata(name: "archived", keyPath: \Budget.archived, storage: \Budget._archived, get: {
-                                $0._archived
-                            }, set: {
-                                $0._archived = $1
-                            }, metadata: Stowage.Schema.Relationship(.cascade)),
-                        Stowage.Schema.PropertyMetadata(name: "owner", keyPath: \Budget.owner, storage: \Budget._owner, get: {
-                                $0._owner
-                            }, set: {
-                                $0._owner = $1
-                            })
-                    ]
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        [
+                            Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name, get: {
+                                    $0._name
+                                }, set: {
+                                    $0._name = $1
+                                }),
+                            Stowage.Schema.PropertyMetadata(name: "transactions", keyPath: \Budget.transactions, storage: \Budget._transactions, get: {
+                                    $0._transactions
+                                }, set: {
+                                    $0._transactions = $1
+                                }, metadata: Stowage.Schema.Relationship(deleteRule: .cascade, inverse: \Transaction.budget)),
+                            Stowage.Schema.PropertyMetadata(name: "archived", keyPath: \Budget.archived, storage: \Budget._archived, get: {
+                                    $0._archived
+                                }, set: {
+                                    $0._archived = $1
+                                }, metadata: Stowage.Schema.Relationship(.cascade)),
+                            Stowage.Schema.PropertyMetadata(name: "owner", keyPath: \Budget.owner, storage: \Budget._owner, get: {
+                                    $0._owner
+                                }, set: {
+                                    $0._owner = $1
+                                })
+                        ]
+                    }
                 }
 
-                public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
                     self._name = nil
                     self._transactions = nil
@@ -411,9 +419,9 @@ import Testing
                     self._owner = nil
                 }
 
-                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
-                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
                     if let registrar = _$observationRegistrarStorage {
                         return registrar
                     }
@@ -423,7 +431,7 @@ import Testing
                 }
             }
 
-            extension Budget: Stowage.PersistentModel {
+            extension Budget: nonisolated Stowage.PersistentModel {
             }
             """#)
     }
@@ -469,9 +477,9 @@ import Testing
                     self.limit = limit
                 }
 
-                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
-                private var _$backingData: Stowage.ModelBackingData {
+                nonisolated private var _$backingData: Stowage.ModelBackingData {
                     get {
                         if let data = _$backingDataStorage {
                             return data
@@ -485,7 +493,7 @@ import Testing
                     }
                 }
 
-                public var persistentBackingData: Stowage.ModelBackingData {
+                nonisolated public var persistentBackingData: Stowage.ModelBackingData {
                     get {
                         _$backingData
                     }
@@ -494,24 +502,26 @@ import Testing
                     }
                 }
 
-                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                    [
-                        Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit, get: {
-                                $0._limit
-                            }, set: {
-                                $0._limit = $1
-                            })
-                    ]
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        [
+                            Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit, get: {
+                                    $0._limit
+                                }, set: {
+                                    $0._limit = $1
+                                })
+                        ]
+                    }
                 }
 
-                public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
                     self._limit = nil
                 }
 
-                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
-                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
                     if let registrar = _$observationRegistrarStorage {
                         return registrar
                     }
@@ -521,7 +531,7 @@ import Testing
                 }
             }
 
-            extension Budget: Stowage.PersistentModel {
+            extension Budget: nonisolated Stowage.PersistentModel {
             }
             """#)
     }
@@ -550,9 +560,9 @@ import Testing
                     self.id = id
                 }
 
-                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
-                private var _$backingData: Stowage.ModelBackingData {
+                nonisolated private var _$backingData: Stowage.ModelBackingData {
                     get {
                         if let data = _$backingDataStorage {
                             return data
@@ -566,7 +576,7 @@ import Testing
                     }
                 }
 
-                public var persistentBackingData: Stowage.ModelBackingData {
+                nonisolated public var persistentBackingData: Stowage.ModelBackingData {
                     get {
                         _$backingData
                     }
@@ -575,30 +585,32 @@ import Testing
                     }
                 }
 
-                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                    [
-                        Stowage.Schema.PropertyMetadata(name: "id", keyPath: \Account.id, storage: \Account._id, get: {
-                                $0._id
-                            }, set: {
-                                $0._id = $1
-                            }),
-                        Stowage.Schema.PropertyMetadata(name: "balance", keyPath: \Account.balance, storage: \Account._balance, get: {
-                                $0._balance
-                            }, set: {
-                                $0._balance = $1
-                            }, defaultValue: 0)
-                    ]
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        [
+                            Stowage.Schema.PropertyMetadata(name: "id", keyPath: \Account.id, storage: \Account._id, get: {
+                                    $0._id
+                                }, set: {
+                                    $0._id = $1
+                                }),
+                            Stowage.Schema.PropertyMetadata(name: "balance", keyPath: \Account.balance, storage: \Account._balance, get: {
+                                    $0._balance
+                                }, set: {
+                                    $0._balance = $1
+                                }, defaultValue: 0)
+                        ]
+                    }
                 }
 
-                public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
                     self._id = nil
                     self._balance = nil
                 }
 
-                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
-                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
                     if let registrar = _$observationRegistrarStorage {
                         return registrar
                     }
@@ -608,7 +620,7 @@ import Testing
                 }
             }
 
-            extension Account: Stowage.PersistentModel {
+            extension Account: nonisolated Stowage.PersistentModel {
             }
             """#)
     }
@@ -634,9 +646,9 @@ import Testing
                     self.name = name
                 }
 
-                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
-                private var _$backingData: Stowage.ModelBackingData {
+                nonisolated private var _$backingData: Stowage.ModelBackingData {
                     get {
                         if let data = _$backingDataStorage {
                             return data
@@ -650,7 +662,7 @@ import Testing
                     }
                 }
 
-                public var persistentBackingData: Stowage.ModelBackingData {
+                nonisolated public var persistentBackingData: Stowage.ModelBackingData {
                     get {
                         _$backingData
                     }
@@ -659,24 +671,26 @@ import Testing
                     }
                 }
 
-                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                    [
-                        Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Trip.name, storage: \Trip._name, get: {
-                                $0._name
-                            }, set: {
-                                $0._name = $1
-                            })
-                    ]
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        [
+                            Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Trip.name, storage: \Trip._name, get: {
+                                    $0._name
+                                }, set: {
+                                    $0._name = $1
+                                })
+                        ]
+                    }
                 }
 
-                public required init(backingData: Stowage.ModelBackingData) {
+                nonisolated public required init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
                     self._name = nil
                 }
 
-                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
-                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
                     if let registrar = _$observationRegistrarStorage {
                         return registrar
                     }
@@ -686,7 +700,7 @@ import Testing
                 }
             }
 
-            extension Trip: Stowage.PersistentModel {
+            extension Trip: nonisolated Stowage.PersistentModel {
             }
             """#)
     }
@@ -725,9 +739,9 @@ import Testing
                         self.limit = limit
                     }
 
-                    @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+                    @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
-                    private var _$backingData: Stowage.ModelBackingData {
+                    nonisolated private var _$backingData: Stowage.ModelBackingData {
                         get {
                             if let data = _$backingDataStorage {
                                 return data
@@ -741,7 +755,7 @@ import Testing
                         }
                     }
 
-                    public var persistentBackingData: Stowage.ModelBackingData {
+                    nonisolated public var persistentBackingData: Stowage.ModelBackingData {
                         get {
                             _$backingData
                         }
@@ -750,36 +764,38 @@ import Testing
                         }
                     }
 
-                    public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                        [
-                            Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name, get: {
-                                    $0._name
-                                }, set: {
-                                    $0._name = $1
-                                }),
-                            Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit, get: {
-                                    $0._limit
-                                }, set: {
-                                    $0._limit = $1
-                                }),
-                            Stowage.Schema.PropertyMetadata(name: "transactions", keyPath: \Budget.transactions, storage: \Budget._transactions, get: {
-                                    $0._transactions
-                                }, set: {
-                                    $0._transactions = $1
-                                }, metadata: Stowage.Schema.Relationship(.cascade))
-                        ]
+                    nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                        Stowage._$nonisolatedMetadata { @MainActor in
+                            [
+                                Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name, get: {
+                                        $0._name
+                                    }, set: {
+                                        $0._name = $1
+                                    }),
+                                Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit, get: {
+                                        $0._limit
+                                    }, set: {
+                                        $0._limit = $1
+                                    }),
+                                Stowage.Schema.PropertyMetadata(name: "transactions", keyPath: \Budget.transactions, storage: \Budget._transactions, get: {
+                                        $0._transactions
+                                    }, set: {
+                                        $0._transactions = $1
+                                    }, metadata: Stowage.Schema.Relationship(.cascade))
+                            ]
+                        }
                     }
 
-                    public init(backingData: Stowage.ModelBackingData) {
+                    nonisolated public init(backingData: Stowage.ModelBackingData) {
                         self._$backingDataStorage = backingData
                         self._name = nil
                         self._limit = nil
                         self._transactions = nil
                     }
 
-                    @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                    @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
-                    public var _$observationRegistrar: Observation.ObservationRegistrar {
+                    nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
                         if let registrar = _$observationRegistrarStorage {
                             return registrar
                         }
@@ -790,7 +806,7 @@ import Testing
                 }
             }
 
-            extension SpendTrackerSchemaV1.Budget: Stowage.PersistentModel {
+            extension SpendTrackerSchemaV1.Budget: nonisolated Stowage.PersistentModel {
             }
             """#)
     }
@@ -807,9 +823,9 @@ import Testing
             final class Marker {
                 init() {}
 
-                @exclusivity(unchecked) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
-                private var _$backingData: Stowage.ModelBackingData {
+                nonisolated private var _$backingData: Stowage.ModelBackingData {
                     get {
                         if let data = _$backingDataStorage {
                             return data
@@ -823,7 +839,7 @@ import Testing
                     }
                 }
 
-                public var persistentBackingData: Stowage.ModelBackingData {
+                nonisolated public var persistentBackingData: Stowage.ModelBackingData {
                     get {
                         _$backingData
                     }
@@ -832,17 +848,19 @@ import Testing
                     }
                 }
 
-                public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                    []
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        []
+                    }
                 }
 
-                public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
                 }
 
-                @exclusivity(unchecked) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
-                public var _$observationRegistrar: Observation.ObservationRegistrar {
+                nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
                     if let registrar = _$observationRegistrarStorage {
                         return registrar
                     }
@@ -852,7 +870,7 @@ import Testing
                 }
             }
 
-            extension Marker: Stowage.PersistentModel {
+            extension Marker: nonisolated Stowage.PersistentModel {
             }
             """#)
     }
@@ -958,7 +976,7 @@ import Testing
                     }
                 }
 
-                @exclusivity(unchecked) private var _name: Swift.Optional<String> = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _name: Swift.Optional<String> = nil
             }
             """#)
     }
@@ -1000,7 +1018,7 @@ import Testing
                     }
                 }
 
-                @exclusivity(unchecked) private var _hasReceipt: Swift.Optional<Bool> = false
+                @exclusivity(unchecked) nonisolated(unsafe) private var _hasReceipt: Swift.Optional<Bool> = false
             }
             """#)
     }
@@ -1042,7 +1060,7 @@ import Testing
                     }
                 }
 
-                @exclusivity(unchecked) private var _budget: Swift.Optional<Budget?> = nil
+                @exclusivity(unchecked) nonisolated(unsafe) private var _budget: Swift.Optional<Budget?> = nil
             }
             """#)
     }
@@ -1084,7 +1102,7 @@ import Testing
                     }
                 }
 
-                @exclusivity(unchecked) private var _balance: Swift.Optional<Decimal> = 0
+                @exclusivity(unchecked) nonisolated(unsafe) private var _balance: Swift.Optional<Decimal> = 0
             }
             """#)
     }

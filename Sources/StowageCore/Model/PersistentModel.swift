@@ -81,4 +81,8 @@ extension PersistentModel {
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    /// The model's hash: given here rather than synthesised in the model's module, where a target whose
+    /// default isolation is the main actor would isolate it (and the conformance with it).
+    public var hashValue: Int { ObjectIdentifier(self).hashValue }
 }

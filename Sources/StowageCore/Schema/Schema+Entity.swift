@@ -257,3 +257,16 @@ extension Schema {
         }
     }
 }
+
+/// Builds a model's metadata, which `@Model` forms in a closure isolated to the main actor so that it may
+/// name the key paths of a `@MainActor` model's properties (a target whose default isolation is
+/// `MainActor` makes every model one), from a nonisolated context: the schema is built on any thread.
+///
+/// The closure only forms key paths and closures over the macro's `nonisolated(unsafe)` storage; it
+/// reads and writes no state of any actor, so running it off the main actor is safe. A main-actor
+/// function type has the representation of a nonisolated one; the cast only drops the isolation.
+public func _$nonisolatedMetadata(
+    _ make: @escaping @MainActor () -> [Schema.PropertyMetadata]
+) -> [Schema.PropertyMetadata] {
+    unsafeBitCast(make, to: (() -> [Schema.PropertyMetadata]).self)()
+}
