@@ -76,6 +76,63 @@ struct ContextUndoTests {
         #expect(try names(context).isEmpty)
     }
 
+    @Test func relationshipChangesUndoAndRedoOnBothSides() throws {
+        let context = ModelContext(try inMemoryContainer(Budget.self, Expense.self))
+        let undoManager = UndoManager()
+        undoManager.groupsByEvent = false
+        context.undoManager = undoManager
+        let (food, travel) = (Budget(name: "food", limit: 100), Budget(name: "travel", limit: 500))
+        let bread = Expense(title: "bread", amount: 3)
+        group(undoManager) {
+            context.insert(food)
+            context.insert(travel)
+            context.insert(bread)
+        }
+        try context.save()
+
+        group(undoManager) { bread.budget = food }
+        #expect(food.expenses.map(\.title) == ["bread"])
+        group(undoManager) { travel.expenses.append(bread) }
+        #expect(bread.budget === travel && food.expenses.isEmpty)
+
+        undoManager.undo()
+        #expect(bread.budget === food && food.expenses.map(\.title) == ["bread"] && travel.expenses.isEmpty)
+        undoManager.undo()
+        #expect(bread.budget == nil && food.expenses.isEmpty)
+        undoManager.redo()
+        #expect(bread.budget === food && food.expenses.map(\.title) == ["bread"])
+        try context.save()
+
+        // What the undo and redo left is what was saved.
+        let fresh = ModelContext(context.container)
+        let stored = try fresh.fetch(FetchDescriptor<Expense>()).first
+        #expect(stored?.budget?.name == "food")
+    }
+
+    @Test func aSavedDeletionUndoesIntoANewModelWithItsValues() throws {
+        let (context, undoManager) = try makeContext()
+        let lamp = Item(name: "lamp", value: 7)
+        lamp.tags = ["desk", "warm"]
+        group(undoManager) { context.insert(lamp) }
+        try context.save()
+        let oldID = lamp.persistentModelID
+        group(undoManager) { context.delete(lamp) }
+        try context.save()
+        #expect(try names(context).isEmpty)
+
+        undoManager.undo()
+        #expect(!lamp.isDeleted && context.insertedModelsArray.count == 1)
+        try context.save()
+        let restored = try ModelContext(context.container).fetch(FetchDescriptor<Item>())
+        #expect(restored.map(\.name) == ["lamp"] && restored.first?.value == 7 && restored.first?.tags == ["desk", "warm"])
+        #expect(lamp.persistentModelID != oldID, "the old row is gone: the model is stored anew")
+        #expect(try ModelContext(context.container).fetchCount(FetchDescriptor<Item>(predicate: #Predicate { $0.persistentModelID == oldID })) == 0)
+
+        undoManager.redo()
+        try context.save()
+        #expect(try names(context).isEmpty)
+    }
+
     @Test func aContextWithoutAnUndoManagerRecordsNothing() throws {
         let context = ModelContext(try inMemoryContainer(Item.self))
         let undoManager = UndoManager()

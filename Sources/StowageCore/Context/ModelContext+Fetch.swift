@@ -208,12 +208,18 @@ extension ModelContext {
     func loadProperty<Model: PersistentModel, Value>(
         of model: Model, backingData data: ModelBackingData, storage: ReferenceWritableKeyPath<Model, Value?>
     ) throws {
-        guard let entity = data.entity, let index = entity.propertyIndex(for: storage), case .row(let pk)? = data.key else { return }
+        guard let entity = data.entity, let index = entity.propertyIndex(for: storage), case .row? = data.key else { return }
         if let relationship = entity.properties[index] as? Schema.Relationship {
             try loadRelationship(relationship, of: model, backingData: data)
             return
         }
         guard let attribute = entity.properties[index] as? Schema.Attribute else { return }
+        try loadAttribute(attribute, of: model, backingData: data)
+    }
+
+    /// Loads one attribute of a stored model (with the row's other attributes not loaded yet).
+    func loadAttribute(_ attribute: Schema.Attribute, of model: AnyObject, backingData data: ModelBackingData) throws {
+        guard let entity = data.entity, case .row(let pk)? = data.key else { return }
         if attribute.isExternalStorage {
             try attribute.accessor.load(store.externalValue(attribute, of: entity, primaryKey: pk), into: model)
             return

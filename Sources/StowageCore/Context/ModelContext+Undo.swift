@@ -1,8 +1,10 @@
 import Foundation
 
-// Undo: with an ``ModelContext/undoManager``, a context registers the inverse of each insert, delete
-// and attribute change. Undoing one is itself a change of the context (and registers its redo), so an
-// undo after a save is written by the next save, as in SwiftData.
+// Undo: with an ``ModelContext/undoManager``, a context registers the inverse of each insert, delete,
+// attribute change and relationship change. Undoing one is itself a change of the context (and
+// registers its redo), so an undo after a save is written by the next save, as in SwiftData. A
+// relationship change registers on both sides (the setter changes the inverse too), and each side's undo
+// restores its own side, so undoing the group restores both.
 
 extension ModelContext {
     /// Registers `action` to undo the change being made, in the undo manager's current group.
@@ -26,25 +28,62 @@ extension ModelContext {
         registerUndo { context in context.delete(model) }
     }
 
-    /// Undo for a delete: an unsaved model is inserted again; a saved one is no longer to be deleted.
+    /// Undo for a delete: an unsaved model is inserted again; a saved one is no longer to be deleted, or,
+    /// once the deletion was saved, is inserted again as a new model (with a new identifier: the old row
+    /// is gone). Its attributes are all loaded now, so that the model still has them then.
     func registerUndoOfDelete<T: PersistentModel>(_ model: T, wasInserted: Bool) {
+        let data = model.persistentBackingData
+        if !wasInserted, let entity = data.entity {
+            for attribute in entity.attributeList where !attribute.accessor.isLoaded(model) {
+                do {
+                    try loadAttribute(attribute, of: model, backingData: data)
+                } catch {
+                    Self.logger.error("Loading \(entity.name).\(attribute.name) for undoing its deletion failed: \(error)")
+                }
+            }
+        }
         registerUndo { context in
             if wasInserted {
                 context.insert(model)
+            } else if data.state == .removed {
+                context.reinsertRemoved(model)
             } else {
                 context.restoreDeleted(model)
             }
         }
     }
 
-    /// Undo for an attribute change: its value before the change comes back, as a change of its own.
+    /// Inserts again a model whose deletion was saved: a new model with the same values.
+    private func reinsertRemoved<T: PersistentModel>(_ model: T) {
+        let data = model.persistentBackingData
+        guard data.context === self || data.context == nil else { return }
+        data.state = .detached
+        data.context = nil
+        data.key = nil
+        data.rowDeletedElsewhere = false
+        insert(model)
+    }
+
+    /// Undo for an attribute or relationship change: its value before the change comes back, as a change
+    /// of its own.
     func registerUndoOfChange(_ model: any PersistentModel, _ data: ModelBackingData, entity: Schema.Entity, index: Int) {
-        guard let attribute = entity.properties[index] as? Schema.Attribute else { return }
-        let old = attribute.accessor.snapshot(model)
+        let restore: (Any) -> Void
+        let old: Any
+        switch entity.properties[index] {
+        case let attribute as Schema.Attribute:
+            old = attribute.accessor.snapshot(model)
+            restore = { attribute.accessor.restore($0, into: model) }
+        case let relationship as Schema.Relationship:
+            guard let accessor = relationship.accessor else { return }
+            old = accessor.snapshot(model)
+            restore = { accessor.restore($0, into: model) }
+        default:
+            return
+        }
         registerUndo { context in
             guard data.context === context, data.state == .persisted || data.state == .inserted else { return }
             context.propertyWillChange(model, data, entity: entity, index: index)
-            attribute.accessor.restore(old, into: model)
+            restore(old)
         }
     }
 
