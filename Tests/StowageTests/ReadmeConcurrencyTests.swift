@@ -58,4 +58,47 @@ struct ReadmeConcurrencyTests {
             #expect(seen.streamed.first?.entityNames == ["Budget"] && seen.streamed.first?.inserted.count == 2)
         }
     }
+    /// The history snippet, with `Budget` changes made by another author first.
+    @Test func history() throws {
+        let container = try ModelContainer(for: Budget.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        context.insert(Budget(name: "Start", limit: 1))
+        try context.save()
+        var lastToken = try #require(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last?.token)
+        let app = ModelContext(container)
+        app.author = "app"
+        let food = Budget(name: "Food", limit: 100)
+        app.insert(food)
+        try app.save()
+        food.limit = 120
+        try app.save()
+        app.delete(food)
+        try app.save()
+
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+        let sync = ModelContext(container)
+        sync.author = "sync"
+        sync.insert(Budget(name: "Synced", limit: 5))
+        try sync.save()
+        var descriptor = HistoryDescriptor<DefaultHistoryTransaction>()
+        descriptor.predicate = #Predicate { $0.token > lastToken && $0.author != "sync" }
+        for transaction in try context.fetchHistory(descriptor) {
+            for change in transaction.changes {
+                switch change {
+                case .insert(let insert as DefaultHistoryInsert<Budget>): print("new", insert.changedPersistentIdentifier)
+                case .update(let update as DefaultHistoryUpdate<Budget>): print("changed", update.updatedAttributes)
+                case .delete(let deletion as DefaultHistoryDelete<Budget>): print("gone", deletion.tombstone[\.name] ?? "")
+                default: break
+                }
+            }
+            lastToken = transaction.token  // Codable: keep it
+        }
+        try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token <= lastToken }))
+
+        #expect(printed.count == 3)
+        #expect(printed.first?.hasPrefix("new") == true && printed[1].hasPrefix("changed") && printed[2].hasPrefix("gone"))
+        // The sync transaction came after the last one handled: it is all that is left.
+        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).map(\.author) == ["sync"])
+    }
 }
