@@ -294,20 +294,32 @@ extension SQLiteStore {
 // MARK: - Reading and deleting
 
 extension SQLiteStore {
+    /// Runs one history query through `connection` (the ``StoreChangeWatcher``'s own, so that its reads
+    /// take no read connection of the store's pool), or through the store's readers.
+    private func readHistory<Result>(_ fragment: SQLFragment, on connection: OpaquePointer?, _ body: (OpaquePointer) throws -> Result) throws -> Result {
+        guard let connection else { return try read(fragment, body) }
+        var statement: OpaquePointer?
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_prepare_v2(connection, fragment.sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw StowageError(.fetchFailed, String(cString: sqlite3_errmsg(connection)), sql: fragment.sql, sqliteCode: sqlite3_extended_errcode(connection))
+        }
+        return try SQLiteStatement.run(statement, fragment.arguments, body)
+    }
+
     /// Whether the store has history tables (a store never saved to since history existed has none).
-    private func hasHistory() throws -> Bool {
+    private func hasHistory(on connection: OpaquePointer? = nil) throws -> Bool {
         if historyTablesExist.load(ordering: .acquiring) { return true }
         let fragment = SQLFragment("SELECT count(*) FROM sqlite_master WHERE name = '\(SQLiteHistory.transactionTable)'")
-        return try read(fragment) { try SQLiteStatement.step($0) && sqlite3_column_int64($0, 0) > 0 }
+        return try readHistory(fragment, on: connection) { try SQLiteStatement.step($0) && sqlite3_column_int64($0, 0) > 0 }
     }
 
     /// Every transaction of the store's history, oldest first, without their changes.
-    func historyHeaders(after: Int64 = 0) throws -> [HistoryHeader] {
-        guard try hasHistory() else { return [] }
+    func historyHeaders(after: Int64 = 0, on connection: OpaquePointer? = nil) throws -> [HistoryHeader] {
+        guard try hasHistory(on: connection) else { return [] }
         var fragment = SQLFragment("SELECT \"id\", \"timestamp\", \"author\", \"bundle\", \"process\", \"origin\" FROM \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) WHERE \"id\" > ")
         fragment.bind(.integer(after))
         fragment.append(" ORDER BY \"id\"")
-        return try read(fragment) { statement in
+        return try readHistory(fragment, on: connection) { statement in
             var headers: [HistoryHeader] = []
             while try SQLiteStatement.step(statement) {
                 let author = SQLiteStatement.column(2, of: statement)
@@ -324,14 +336,14 @@ extension SQLiteStore {
     }
 
     /// The change runs of the transactions numbered from `first` to `last`, in order.
-    func historyRuns(from first: Int64, through last: Int64) throws -> [SQLiteHistory.Run] {
-        guard try hasHistory() else { return [] }
+    func historyRuns(from first: Int64, through last: Int64, on connection: OpaquePointer? = nil) throws -> [SQLiteHistory.Run] {
+        guard try hasHistory(on: connection) else { return [] }
         var fragment = SQLFragment("SELECT \"transaction\", \"position\", \"entity\", \"kind\", \"properties\", \"keys\", \"values\" FROM \(SQLiteSQL.quote(SQLiteHistory.changeTable)) WHERE \"transaction\" BETWEEN ")
         fragment.bind(.integer(first))
         fragment.append(" AND ")
         fragment.bind(.integer(last))
         fragment.append(" ORDER BY \"transaction\", \"position\"")
-        return try read(fragment) { statement in
+        return try readHistory(fragment, on: connection) { statement in
             var runs: [SQLiteHistory.Run] = []
             while try SQLiteStatement.step(statement) {
                 guard let kind = SQLiteHistory.Kind(rawValue: sqlite3_column_int64(statement, 3)),
@@ -354,19 +366,19 @@ extension SQLiteStore {
     }
 
     /// The number of the newest transaction of the history (0 when there is none).
-    func newestHistoryTransaction() throws -> Int64 {
-        guard try hasHistory() else { return 0 }
-        return try read(SQLFragment("SELECT max(\"id\") FROM \(SQLiteSQL.quote(SQLiteHistory.transactionTable))")) { statement in
+    func newestHistoryTransaction(on connection: OpaquePointer? = nil) throws -> Int64 {
+        guard try hasHistory(on: connection) else { return 0 }
+        return try readHistory(SQLFragment("SELECT max(\"id\") FROM \(SQLiteSQL.quote(SQLiteHistory.transactionTable))"), on: connection) { statement in
             try SQLiteStatement.step(statement) ? sqlite3_column_int64(statement, 0) : 0
         }
     }
 
     /// The number of the newest transaction deleted from the history (0 when none was).
-    func historyDeletedThrough() throws -> Int64 {
-        guard try hasHistory() else { return 0 }
+    func historyDeletedThrough(on connection: OpaquePointer? = nil) throws -> Int64 {
+        guard try hasHistory(on: connection) else { return 0 }
         var fragment = SQLFragment("SELECT \"value\" FROM \(SQLiteSQL.quote(SQLiteSQL.metadataTable)) WHERE \"key\" = ")
         fragment.bind(.text(SQLiteHistory.deletedThroughKey))
-        return try read(fragment) { statement in
+        return try readHistory(fragment, on: connection) { statement in
             try SQLiteStatement.step(statement) ? Int64(SQLiteStatement.text(of: sqlite3_column_value(statement, 0))) ?? 0 : 0
         }
     }

@@ -54,8 +54,8 @@ final class StoreChangeWatcher: @unchecked Sendable {
         }
         sqlite3_busy_timeout(connection, 1000)
         queue.sync {
-            dataVersion = readDataVersion() ?? 0
-            lastSeen = (try? store.newestHistoryTransaction()) ?? 0
+            dataVersion = connectionLock.withLock { readDataVersion() } ?? 0
+            lastSeen = (try? store.newestHistoryTransaction(on: connection)) ?? 0
             ownCommits = store.commits.load(ordering: .acquiring)
         }
         timer.schedule(deadline: .now() + Self.interval, repeating: Self.interval, leeway: .milliseconds(5))
@@ -76,13 +76,19 @@ final class StoreChangeWatcher: @unchecked Sendable {
 
     deinit { cancel() }
 
+    /// `PRAGMA data_version` on the watcher's connection; call with `connectionLock` held.
     private func readDataVersion() -> Int64? {
-        connectionLock.lock()
-        defer { connectionLock.unlock() }
         guard let statement = dataVersionStatement else { return nil }
         defer { sqlite3_reset(statement) }
         guard sqlite3_step(statement) == SQLITE_ROW else { return nil }
         return sqlite3_column_int64(statement, 0)
+    }
+
+    /// What another connection committed since the last check, read through the watcher's connection.
+    private enum Finding {
+        case nothing
+        case unknown
+        case transactions([(HistoryHeader, [SQLiteHistory.Run])])
     }
 
     private func check() {
@@ -90,29 +96,36 @@ final class StoreChangeWatcher: @unchecked Sendable {
             cancel()
             return
         }
-        guard let version = readDataVersion(), version != dataVersion else { return }
-        dataVersion = version
+        let finding: Finding
         do {
-            let commits = store.commits.load(ordering: .acquiring)
-            let deletedThrough = try store.historyDeletedThrough()
-            let headers = try store.historyHeaders(after: lastSeen)
-            defer {
-                lastSeen = max(lastSeen, headers.last?.id ?? 0, deletedThrough)
-                ownCommits = commits
-            }
-            let foreign = headers.filter { $0.origin != store.origin }
-            let unreadHistoryDeleted = deletedThrough > lastSeen && deletedThrough != store.ownDeletedThrough.load(ordering: .acquiring)
-            let unrecordedSave = headers.isEmpty && commits == ownCommits
-            if unreadHistoryDeleted || unrecordedSave {
-                container.receiveRemoteChanges(nil, from: store)
-            } else if let first = foreign.first?.id, let last = foreign.last?.id {
-                let runs = try store.historyRuns(from: first, through: last)
-                container.receiveRemoteChanges(foreign.map { header in
-                    (header, runs.filter { $0.transaction == header.id })
-                }, from: store)
+            // The connection is used under its lock; the container is called after it is released (a
+            // container whose last reference goes away in there would cancel this watcher).
+            finding = try connectionLock.withLock { () throws -> Finding in
+                guard let connection, let version = readDataVersion(), version != dataVersion else { return .nothing }
+                dataVersion = version
+                let commits = store.commits.load(ordering: .acquiring)
+                let deletedThrough = try store.historyDeletedThrough(on: connection)
+                let headers = try store.historyHeaders(after: lastSeen, on: connection)
+                defer {
+                    lastSeen = max(lastSeen, headers.last?.id ?? 0, deletedThrough)
+                    ownCommits = commits
+                }
+                let foreign = headers.filter { $0.origin != store.origin }
+                let unreadHistoryDeleted = deletedThrough > lastSeen && deletedThrough != store.ownDeletedThrough.load(ordering: .acquiring)
+                let unrecordedSave = headers.isEmpty && commits == ownCommits
+                if unreadHistoryDeleted || unrecordedSave { return .unknown }
+                guard let first = foreign.first?.id, let last = foreign.last?.id else { return .nothing }
+                let runs = try store.historyRuns(from: first, through: last, on: connection)
+                return .transactions(foreign.map { header in (header, runs.filter { $0.transaction == header.id }) })
             }
         } catch {
             ModelContext.logger.error("Reading the changes another process saved to \(store.path ?? "the store") failed: \(error)")
+            return
+        }
+        switch finding {
+        case .nothing: break
+        case .unknown: container.receiveRemoteChanges(nil, from: store)
+        case .transactions(let transactions): container.receiveRemoteChanges(transactions, from: store)
         }
     }
 }
