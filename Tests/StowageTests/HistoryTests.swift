@@ -229,4 +229,26 @@ struct HistoryTests {
             try history(context, #Predicate { $0.token > token })
         }
     }
+
+    /// With two stores, the first store's part of a save (its history tables created by it) is rolled
+    /// back when the second store's part fails: the next save records history all the same.
+    @Test func aSaveRolledBackAcrossStoresLeavesHistoryWorking() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let container = try ModelContainer(
+            for: Budget.self, Item.self,
+            configurations: ModelConfiguration("items", schema: Schema([Item.self]), url: directory.file("items.store")),
+            ModelConfiguration("rest", url: directory.file("budgets.store")))
+        let context = ModelContext(container)
+        let budget = Budget(name: "broken", limit: .nan)
+        context.insert(Item(name: "lamp", value: 1))
+        context.insert(budget)
+        #expect(throws: StowageError.self) { try context.save() }
+        budget.limit = 10
+        try context.save()
+        let transactions = try history(context)
+        #expect(transactions.count == 2, "one per store")
+        #expect(Set(transactions.map(\.storeIdentifier)).count == 2)
+        #expect(transactions.allSatisfy { $0.changes.count == 1 })
+    }
 }

@@ -196,9 +196,10 @@ extension SQLiteStore {
     /// Writes the history transaction of a change set, inside the save's transaction.
     /// - Returns: the transaction's number.
     func recordHistory(_ changes: ChangeSet, insertedKeys: [Int64], preserved: [[StorageValue]], _ db: Database) throws -> Int64 {
+        // Known to exist only once a transaction that created them committed (``apply``): one rolled
+        // back (a later store of the save failed) takes them with it.
         if !historyTablesExist.load(ordering: .acquiring) {
             for statement in SQLiteHistory.createStatements { try db.execute(sql: statement) }
-            historyTablesExist.store(true, ordering: .releasing)
         }
         let header = try db.cachedStatement(sql: """
             INSERT INTO \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) ("timestamp", "author", "bundle", "process", "origin") VALUES (?, ?, ?, ?, ?)

@@ -395,6 +395,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 return result
             }
             commits.add(1, ordering: .releasing)
+            if recordsHistory { historyTablesExist.store(true, ordering: .releasing) }
             return result
         } catch var error as StowageError {
             if error.code == .saveFailed || error.code == .constraintViolation || error.code == .saveConflict {
