@@ -70,10 +70,12 @@ public struct DefaultHistoryToken: HistoryToken {
         return stores.contains { (lhs.transactions[$0] ?? 0) < (rhs.transactions[$0] ?? 0) }
     }
 
+    /// Decodes a token encoded by ``encode(to:)``: a dictionary of store identifiers and numbers.
     public init(from decoder: any Decoder) throws {
         transactions = try decoder.singleValueContainer().decode([String: Int64].self)
     }
 
+    /// Encodes the token as a dictionary of store identifiers and transaction numbers.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(transactions)
@@ -87,15 +89,21 @@ public struct DefaultHistoryTransaction: HistoryTransaction {
 
     /// The transaction's number in its store (``transactionIdentifier``).
     public var id: Int64 { transactionIdentifier }
+    /// When the save committed (taken just before its commit).
     public let timestamp: Date
+    /// The models the save inserted, updated and deleted, in that order, each in the save's order.
     public let changes: [HistoryChange]
+    /// A token covering this transaction's store up to this transaction.
     public let token: DefaultHistoryToken
+    /// The transaction's number in its store, increasing with each save and never reused.
     public let transactionIdentifier: Int64
+    /// The identifier of the store the transaction was saved to.
     public let storeIdentifier: String
     /// The bundle identifier of the program that saved (its executable's name when it has none).
     public let bundleIdentifier: String
     /// The process identifier of the program that saved.
     public let processIdentifier: String
+    /// The ``ModelContext/author`` of the context that saved.
     public let author: String?
 
     init(header: HistoryHeader, storeIdentifier: String, changes: [HistoryChange]) {
@@ -114,6 +122,7 @@ public struct DefaultHistoryTransaction: HistoryTransaction {
         lhs.transactionIdentifier == rhs.transactionIdentifier && lhs.storeIdentifier == rhs.storeIdentifier
     }
 
+    /// Hashes the store and the transaction number.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(transactionIdentifier)
         hasher.combine(storeIdentifier)
@@ -200,8 +209,11 @@ public struct DefaultHistoryInsert<Model: PersistentModel>: HistoryInsert, Hasha
     public typealias TransactionIdentifier = Int64
     /// The transaction's number times 2³² plus the change's position in it.
     public typealias ChangeIdentifier = Int64
+    /// The change's identifier: the transaction's number times 2³² plus the change's position in it.
     public let changeIdentifier: Int64
+    /// The number of the transaction the change belongs to.
     public let transactionIdentifier: Int64
+    /// The model that changed.
     public let changedPersistentIdentifier: PersistentIdentifier
 }
 
@@ -211,9 +223,13 @@ public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, Hasha
     /// The transaction's number times 2³² plus the change's position in it.
     public typealias ChangeIdentifier = Int64
     public typealias PropertyUpdate = PartialKeyPath<Model> & Sendable
+    /// The change's identifier: the transaction's number times 2³² plus the change's position in it.
     public let changeIdentifier: Int64
+    /// The number of the transaction the change belongs to.
     public let transactionIdentifier: Int64
+    /// The model that changed.
     public let changedPersistentIdentifier: PersistentIdentifier
+    /// The attributes and relationships the update changed.
     public let updatedAttributes: [any PartialKeyPath<Model> & Sendable]
 
     /// Equal when they are the same change.
@@ -221,6 +237,7 @@ public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, Hasha
         lhs.changeIdentifier == rhs.changeIdentifier && lhs.changedPersistentIdentifier == rhs.changedPersistentIdentifier
     }
 
+    /// Hashes the change's identifier and the model's.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(changeIdentifier)
         hasher.combine(changedPersistentIdentifier)
@@ -232,9 +249,13 @@ public struct DefaultHistoryDelete<Model: PersistentModel>: HistoryDelete, Hasha
     public typealias TransactionIdentifier = Int64
     /// The transaction's number times 2³² plus the change's position in it.
     public typealias ChangeIdentifier = Int64
+    /// The change's identifier: the transaction's number times 2³² plus the change's position in it.
     public let changeIdentifier: Int64
+    /// The number of the transaction the change belongs to.
     public let transactionIdentifier: Int64
+    /// The model that changed.
     public let changedPersistentIdentifier: PersistentIdentifier
+    /// The values of the model's `.preserveValueOnDeletion` attributes when it was deleted.
     public let tombstone: HistoryTombstone<Model>
 
     /// Equal when they are the same change.
@@ -242,6 +263,7 @@ public struct DefaultHistoryDelete<Model: PersistentModel>: HistoryDelete, Hasha
         lhs.changeIdentifier == rhs.changeIdentifier && lhs.changedPersistentIdentifier == rhs.changedPersistentIdentifier
     }
 
+    /// Hashes the change's identifier and the model's.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(changeIdentifier)
         hasher.combine(changedPersistentIdentifier)
@@ -267,11 +289,13 @@ public struct HistoryTombstone<Model: PersistentModel>: Sequence, @unchecked Sen
         values.first { $0.keyPath == keyPath }?.value
     }
 
+    /// An iterator over the preserved `(keyPath, value)` pairs.
     public func makeIterator() -> Iterator { Iterator(base: values.makeIterator()) }
 
     /// Iterates the preserved values.
     public struct Iterator: IteratorProtocol {
         var base: IndexingIterator<[(keyPath: PartialKeyPath<Model>, value: any Sendable)]>
+        /// The next `(keyPath: PartialKeyPath<Model>, value: any Sendable)` pair.
         public mutating func next() -> Any? { base.next() }
     }
 }
