@@ -14,7 +14,7 @@ import Logging
 /// A context holds one object per stored row (its identity map): fetching the same row twice returns
 /// the same object. Unsaved inserts, changes and deletions are visible to the context's own fetches and
 /// invisible to other contexts until ``save()``. After another context of the container saves, this
-/// context refreshes the objects it holds (unless they have unsaved changes) on its next operation.
+/// context refreshes the objects it holds on its next operation (a property with an unsaved change keeps it).
 ///
 /// A context is not `Sendable`: use it from one actor or thread. The container's
 /// ``ModelContainer/mainContext`` belongs to the main actor.
