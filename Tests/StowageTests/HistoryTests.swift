@@ -251,4 +251,22 @@ struct HistoryTests {
         #expect(Set(transactions.map(\.storeIdentifier)).count == 2)
         #expect(transactions.allSatisfy { $0.changes.count == 1 })
     }
+
+    /// "What changed since" reads the transactions after the token, not the whole history.
+    @Test func aTokenComparisonReadsOnlyTheNewerTransactions() throws {
+        let capture = StatementCapture()  // before the container: it captures the containers opened after it
+        let container = try inMemoryContainer(Trip.self)
+        let context = ModelContext(container)
+        for miles in 1...5 {
+            context.insert(Trip(name: "t", miles: miles))
+            try context.save()
+        }
+        let third = try history(context)[2].token
+        capture.log.removeAll()
+        let newer = try history(context, #Predicate { $0.token > third && $0.author == nil })
+        #expect(newer.count == 2)
+        let read = capture.statements(of: container).map(\.expandedSQL).first { $0.contains("FROM \"_stowage_history\"") }
+        #expect(read?.contains("\"id\" > \(third.tokenValue?.values.first ?? -1)") == true, "\(read ?? "no history read")")
+        #expect(try history(context, #Predicate { $0.token >= third }).count == 3)
+    }
 }

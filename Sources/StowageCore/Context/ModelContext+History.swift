@@ -65,7 +65,9 @@ extension ModelContext {
                     }
                 }
             }
-            let headers = try store.historyHeaders()
+            // `$0.token > saved` (alone or in a conjunction) reads only the transactions after `saved`.
+            let after = descriptor.predicate.flatMap { ($0.expression as? any HistoryLowerBound)?.transactionsAfter(in: store.identifier) } ?? 0
+            let headers = try store.historyHeaders(after: after)
             if inspection.readsChanges {
                 transactions += try historyTransactions(headers, of: store)
             } else {
@@ -214,5 +216,35 @@ private struct HistoryPredicateInspection {
             return
         }
         for child in Mirror(reflecting: value).children { visit(child.value, depth: depth + 1) }
+    }
+}
+
+/// A history predicate that only keeps transactions after some number in a store, so that the rows
+/// before it need not be read: `$0.token > saved` or `$0.token >= saved`, alone or in `&&`. The
+/// predicate is still evaluated on what is read, so a bound only has to never exclude a match.
+private protocol HistoryLowerBound {
+    /// The number after which every transaction of `store` the predicate keeps lies (0 when unknown).
+    func transactionsAfter(in store: String) -> Int64
+}
+
+extension PredicateExpressions.Comparison: HistoryLowerBound
+where LHS == PredicateExpressions.KeyPath<PredicateExpressions.Variable<DefaultHistoryTransaction>, DefaultHistoryToken>,
+      RHS == PredicateExpressions.Value<DefaultHistoryToken> {
+    func transactionsAfter(in store: String) -> Int64 {
+        // A transaction's token covers its own store only: compared with `saved`, it is after it when its
+        // number is after `saved`'s number for that store (see `DefaultHistoryToken.<`).
+        guard lhs.keyPath == \DefaultHistoryTransaction.token, let seen = rhs.value.transactions[store] else { return 0 }
+        switch op {
+        case .greaterThan: return seen
+        case .greaterThanOrEqual: return max(0, seen - 1)
+        default: return 0
+        }
+    }
+}
+
+extension PredicateExpressions.Conjunction: HistoryLowerBound {
+    func transactionsAfter(in store: String) -> Int64 {
+        max((lhs as? any HistoryLowerBound)?.transactionsAfter(in: store) ?? 0,
+            (rhs as? any HistoryLowerBound)?.transactionsAfter(in: store) ?? 0)
     }
 }
