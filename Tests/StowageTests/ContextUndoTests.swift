@@ -133,6 +133,27 @@ struct ContextUndoTests {
         #expect(try names(context).isEmpty)
     }
 
+    @Test func undoingASavedCascadeDeletionLeavesNoDeadChildren() throws {
+        let context = ModelContext(try inMemoryContainer(Budget.self, Expense.self))
+        let undoManager = UndoManager()
+        undoManager.groupsByEvent = false
+        context.undoManager = undoManager
+        let food = Budget(name: "food", limit: 100)
+        group(undoManager) {
+            context.insert(food)
+            food.expenses.append(Expense(title: "bread", amount: 3))
+        }
+        try context.save()
+        group(undoManager) { context.delete(food) }
+        try context.save()
+        undoManager.undo()
+        #expect(food.expenses.allSatisfy { !$0.isDeleted }, "no expense whose deletion was saved is still held")
+        try context.save()
+        let fresh = ModelContext(context.container)
+        #expect(try fresh.fetch(FetchDescriptor<Budget>()).map(\.name) == ["food"])
+        #expect(try fresh.fetchCount(FetchDescriptor<Expense>()) == food.expenses.count)
+    }
+
     @Test func aContextWithoutAnUndoManagerRecordsNothing() throws {
         let context = ModelContext(try inMemoryContainer(Item.self))
         let undoManager = UndoManager()

@@ -269,4 +269,32 @@ struct HistoryTests {
         #expect(read?.contains("\"id\" > \(third.tokenValue?.values.first ?? -1)") == true, "\(read ?? "no history read")")
         #expect(try history(context, #Predicate { $0.token >= third }).count == 3)
     }
+
+    /// With two stores, the last token fetched covers both: "since" finds the new transactions of each,
+    /// and deleting "before" it keeps what came after in each.
+    @Test func tokensCoverEveryStore() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let container = try ModelContainer(
+            for: Budget.self, Item.self,
+            configurations: ModelConfiguration("items", schema: Schema([Item.self]), url: directory.file("items.store")),
+            ModelConfiguration("rest", url: directory.file("budgets.store")))
+        let context = ModelContext(container)
+        context.insert(Item(name: "a", value: 1))
+        try context.save()
+        context.insert(Budget(name: "b", limit: 1))
+        try context.save()
+        let last = try #require(try history(context).last?.token)
+        #expect(last.tokenValue?.count == 2, "covers both stores")
+
+        context.insert(Item(name: "c", value: 2))
+        try context.save()
+        context.insert(Budget(name: "d", limit: 2))
+        try context.save()
+        let newer = try history(context, #Predicate { $0.token > last })
+        #expect(newer.count == 2 && Set(newer.map(\.storeIdentifier)).count == 2)
+        try context.deleteHistory(Descriptor(predicate: #Predicate { $0.token <= last }))
+        #expect(try history(context).count == 2, "the two newer transactions, one per store, are kept")
+        #expect(try history(context, #Predicate { $0.token > last }).count == 2)
+    }
 }

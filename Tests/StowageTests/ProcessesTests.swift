@@ -196,4 +196,37 @@ struct RemoteChangesTests {
         try await Task.sleep(for: .milliseconds(100))
         #expect(listener.changes.count == 2)
     }
+
+    /// A save that records no history, followed at once by one of this container's own: the change
+    /// still arrives (as "anything may have changed"), and this container's own history deletions and
+    /// erasures are not taken for another's changes.
+    @Test func unrecordedSavesArriveAndOwnDeletionsDoNot() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file()
+        let mine = try ReopenFixtures.open(url, types: ["Lamp"])
+        var configuration = ModelConfiguration(url: url)
+        configuration.recordsHistory = false
+        let theirs = try ModelContainer(for: Lamp.self, configurations: configuration)
+        let own = ModelContext(mine)
+        own.insert(Lamp(watts: 1))
+        try own.save()
+        try await Task.sleep(for: .milliseconds(60))
+        let listener = Listener(mine)
+
+        let other = ModelContext(theirs)
+        other.insert(Lamp(watts: 2))
+        try other.save()
+        own.insert(Lamp(watts: 3))  // within the same 20 ms
+        try own.save()
+        try await listener.wait { !$0.notifications.isEmpty }
+        #expect(listener.notifications.first?[ModelContext.NotificationKey.invalidatedAllIdentifiers.rawValue] as? Bool == true)
+
+        try await Task.sleep(for: .milliseconds(60))
+        let before = listener.notifications.count
+        try own.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        try mine.erase()
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(listener.notifications.count == before, "this container's own deletions are not remote changes")
+    }
 }

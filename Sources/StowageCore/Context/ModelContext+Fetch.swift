@@ -513,7 +513,8 @@ extension ModelContext {
         var held: [Schema.Entity: [Int64]] = [:]
         for model in registered.models {
             let data = model.persistentBackingData
-            guard data.state == .persisted, let entity = data.entity, case .row(let key)? = data.key else { continue }
+            // Models whose deletion is pending too: a row gone elsewhere marks them (`rowDeletedElsewhere`).
+            guard data.state == .persisted || data.state == .deleted, let entity = data.entity, case .row(let key)? = data.key else { continue }
             held[entity, default: []].append(key)
         }
         for (entity, keys) in held {

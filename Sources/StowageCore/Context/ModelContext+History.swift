@@ -54,6 +54,7 @@ extension ModelContext {
     private func selectHistory(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>, withChanges: Bool) throws -> [DefaultHistoryTransaction] {
         let inspection = descriptor.predicate.map { HistoryPredicateInspection($0.expression) } ?? HistoryPredicateInspection()
         var transactions: [DefaultHistoryTransaction] = []
+        var bounds: [String: Int64] = [:]
         for store in container.store.sqliteStores {
             if !inspection.tokens.isEmpty {
                 let deletedThrough = try store.historyDeletedThrough()
@@ -67,6 +68,7 @@ extension ModelContext {
             }
             // `$0.token > saved` (alone or in a conjunction) reads only the transactions after `saved`.
             let after = descriptor.predicate.flatMap { ($0.expression as? any HistoryLowerBound)?.transactionsAfter(in: store.identifier) } ?? 0
+            bounds[store.identifier] = after
             let headers = try store.historyHeaders(after: after)
             if inspection.readsChanges {
                 transactions += try historyTransactions(headers, of: store)
@@ -87,10 +89,21 @@ extension ModelContext {
         if descriptor.fetchLimit > 0, transactions.count > descriptor.fetchLimit {
             transactions.removeSubrange(Int(descriptor.fetchLimit)...)
         }
-        guard withChanges, !inspection.readsChanges else { return transactions }
+        // The tokens given back cover every store: in time order, each store's last transaction so far,
+        // starting from what the predicate's token had already seen.
+        var seen: [String: Int64] = [:]
+        for store in container.store.sqliteStores { seen[store.identifier] = bounds[store.identifier] ?? 0 }
+        var tokens: [TransactionKey: DefaultHistoryToken] = [:]
+        for transaction in transactions.sorted(by: { ($0.timestamp, $0.transactionIdentifier) < ($1.timestamp, $1.transactionIdentifier) }) {
+            seen[transaction.storeIdentifier] = max(seen[transaction.storeIdentifier] ?? 0, transaction.transactionIdentifier)
+            tokens[TransactionKey(transaction)] = DefaultHistoryToken(seen)
+        }
+        guard withChanges else {
+            return transactions.map { DefaultHistoryTransaction(header: $0.header, storeIdentifier: $0.storeIdentifier, changes: $0.changes, token: tokens[TransactionKey($0)]) }
+        }
         // Each store's changes, read once for the range of its transactions kept.
         var changes: [String: [Int64: [HistoryChange]]] = [:]
-        for store in container.store.sqliteStores {
+        for store in container.store.sqliteStores where !inspection.readsChanges {
             let kept = transactions.filter { $0.storeIdentifier == store.identifier }
             guard let first = kept.map(\.transactionIdentifier).min(), let last = kept.map(\.transactionIdentifier).max() else { continue }
             changes[store.identifier] = try historyChanges(from: first, through: last, of: store)
@@ -98,7 +111,8 @@ extension ModelContext {
         return transactions.map { transaction in
             DefaultHistoryTransaction(
                 header: transaction.header, storeIdentifier: transaction.storeIdentifier,
-                changes: changes[transaction.storeIdentifier]?[transaction.transactionIdentifier] ?? [])
+                changes: inspection.readsChanges ? transaction.changes : changes[transaction.storeIdentifier]?[transaction.transactionIdentifier] ?? [],
+                token: tokens[TransactionKey(transaction)])
         }
     }
 
@@ -117,6 +131,16 @@ extension ModelContext {
             changes[run.transaction, default: []] += HistoryRunDecoder(run: run, entity: entity, storeIdentifier: store.identifier).changes(entity.modelType)
         }
         return changes
+    }
+}
+
+/// A transaction told apart by its store and number.
+private struct TransactionKey: Hashable {
+    let store: String
+    let number: Int64
+    init(_ transaction: DefaultHistoryTransaction) {
+        store = transaction.storeIdentifier
+        number = transaction.transactionIdentifier
     }
 }
 

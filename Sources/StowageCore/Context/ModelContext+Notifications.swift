@@ -26,7 +26,8 @@ extension ModelContext {
     public enum NotificationKey: String, Sendable {
         /// A query generation token: Stowage's contexts read the latest committed state, so it is absent.
         case queryGeneration
-        /// Present when every model of the context was invalidated: Stowage does not post it.
+        /// `true` in a ``ModelContainer/storeRemoteChange`` notification when another process saved
+        /// without saying what (every model may have changed); ``didSave`` does not carry it.
         case invalidatedAllIdentifiers
         /// The identifiers of the models the save inserted.
         case insertedIdentifiers
@@ -53,8 +54,9 @@ public struct ModelChanges: Sendable, Hashable {
     public let author: String?
     /// When the save committed.
     public let date: Date
-    /// The history transaction of the save (with several stores, one of them), to fetch its full
-    /// record with ``ModelContext/fetchHistory(_:)``; `nil` when the store records no history.
+    /// The history transactions of the save, one per store it wrote (a store it did not write counts
+    /// as none read: compared with it, `$0.token > historyToken` keeps that store's whole history);
+    /// `nil` when the stores record no history.
     public let historyToken: DefaultHistoryToken?
     /// Whether another process (or another container on the same file) saved these changes (see
     /// ``ModelContainer/storeRemoteChange``).

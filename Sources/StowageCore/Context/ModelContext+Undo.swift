@@ -53,7 +53,8 @@ extension ModelContext {
         }
     }
 
-    /// Inserts again a model whose deletion was saved: a new model with the same values.
+    /// Inserts again a model whose deletion was saved: a new model with the same values. Models its
+    /// relationships still hold whose deletion was saved too (a cascade) are let go: they are gone.
     private func reinsertRemoved<T: PersistentModel>(_ model: T) {
         let data = model.persistentBackingData
         guard data.context === self || data.context == nil else { return }
@@ -61,6 +62,13 @@ extension ModelContext {
         data.context = nil
         data.key = nil
         data.rowDeletedElsewhere = false
+        data.foreignKeys = [:]
+        for relationship in data.entity?.relationshipList ?? [] {
+            guard let accessor = relationship.accessor, accessor.isLoaded(model) else { continue }
+            let related = accessor.related(model)
+            let kept = related.filter { ($0 as? any PersistentModel)?.persistentBackingData.state != .removed }
+            if kept.count != related.count { accessor.setRelated(kept, in: model) }
+        }
         insert(model)
     }
 

@@ -36,20 +36,27 @@ public protocol HistoryToken: Comparable, Codable, Hashable, Identifiable, Senda
     var tokenValue: TokenType? { get }
 }
 
-/// The history token of Stowage's SQLite stores: for each store it covers, the number of the last
-/// transaction it includes.
+/// The history token of Stowage's SQLite stores: for each store of the container, the number of the
+/// last transaction it includes (a store it does not name counts as none read yet).
 ///
-/// A transaction's token covers its own store. Tokens compare store by store, over the stores of the
-/// token covering fewer (a store a token does not cover counts as before its first transaction), so
-/// `#Predicate { $0.token > saved }` keeps the transactions saved after `saved` in each store, and
-/// `$0.token < saved` those before it. Tokens covering different stores are not ordered.
+/// The transactions ``ModelContext/fetchHistory(_:)`` returns carry tokens covering every store: the
+/// last transaction of each store up to that one, in time order. Keep the last one; later,
+/// `#Predicate { $0.token > saved }` keeps the transactions saved after it in each store, and
+/// `$0.token < saved` those before it. (Inside a predicate, a transaction's token is compared on its
+/// own store.) Two tokens are otherwise ordered when one is at or before the other in every store.
 public struct DefaultHistoryToken: HistoryToken {
     /// Store identifiers and transaction numbers.
     public typealias TokenType = [String: Int64]
 
     let transactions: [String: Int64]
+    /// For a transaction's own token while a predicate is evaluated, its store: the token is then
+    /// compared on that store alone.
+    let transactionStore: String?
 
-    init(_ transactions: [String: Int64]) { self.transactions = transactions }
+    init(_ transactions: [String: Int64], transactionStore: String? = nil) {
+        self.transactions = transactions
+        self.transactionStore = transactionStore
+    }
 
     /// The stores the token covers and the number of the last transaction of each.
     public var tokenValue: [String: Int64]? { transactions }
@@ -57,22 +64,33 @@ public struct DefaultHistoryToken: HistoryToken {
     /// The token's hash value.
     public var id: Int { hashValue }
 
-    /// Whether `lhs` is before `rhs` in some store: compared over the stores of the token covering
-    /// fewer (both, when they cover as many).
+    /// Equal when they cover the same stores up to the same transactions.
+    public static func == (lhs: DefaultHistoryToken, rhs: DefaultHistoryToken) -> Bool {
+        lhs.transactions == rhs.transactions
+    }
+
+    /// Hashes the stores and transaction numbers.
+    public func hash(into hasher: inout Hasher) { hasher.combine(transactions) }
+
+    /// Whether `lhs` is before `rhs`: on a transaction's own store when one of them is a transaction's
+    /// token in a predicate; otherwise when `lhs` is at or before `rhs` in every store, and differs.
     public static func < (lhs: DefaultHistoryToken, rhs: DefaultHistoryToken) -> Bool {
-        let stores: Dictionary<String, Int64>.Keys
-        switch lhs.transactions.count - rhs.transactions.count {
-        case ..<0: stores = lhs.transactions.keys
-        case 1...: stores = rhs.transactions.keys
-        default:
-            return Set(lhs.transactions.keys).union(rhs.transactions.keys).contains { (lhs.transactions[$0] ?? 0) < (rhs.transactions[$0] ?? 0) }
+        switch (lhs.transactionStore, rhs.transactionStore) {
+        case (let store?, let other?) where store != other:
+            // Transactions of two stores (sorting by token): an arbitrary but consistent order.
+            return (store, lhs.transactions[store] ?? 0) < (other, rhs.transactions[other] ?? 0)
+        case (let store?, _), (_, let store?):
+            return (lhs.transactions[store] ?? 0) < (rhs.transactions[store] ?? 0)
+        case (nil, nil):
+            let stores = Set(lhs.transactions.keys).union(rhs.transactions.keys)
+            return lhs != rhs && stores.allSatisfy { (lhs.transactions[$0] ?? 0) <= (rhs.transactions[$0] ?? 0) }
         }
-        return stores.contains { (lhs.transactions[$0] ?? 0) < (rhs.transactions[$0] ?? 0) }
     }
 
     /// Decodes a token encoded by ``encode(to:)``: a dictionary of store identifiers and numbers.
     public init(from decoder: any Decoder) throws {
         transactions = try decoder.singleValueContainer().decode([String: Int64].self)
+        transactionStore = nil
     }
 
     /// Encodes the token as a dictionary of store identifiers and transaction numbers.
@@ -84,7 +102,9 @@ public struct DefaultHistoryToken: HistoryToken {
 
 /// A transaction of the history of Stowage's SQLite stores.
 public struct DefaultHistoryTransaction: HistoryTransaction {
+    /// A transaction's number in its store.
     public typealias TransactionIdentifier = Int64
+    /// The token of Stowage's stores.
     public typealias TokenType = DefaultHistoryToken
 
     /// The transaction's number in its store (``transactionIdentifier``).
@@ -93,7 +113,8 @@ public struct DefaultHistoryTransaction: HistoryTransaction {
     public let timestamp: Date
     /// The models the save inserted, updated and deleted, in that order, each in the save's order.
     public let changes: [HistoryChange]
-    /// A token covering this transaction's store up to this transaction.
+    /// A token covering every store of the container up to this transaction (see
+    /// ``DefaultHistoryToken``).
     public let token: DefaultHistoryToken
     /// The transaction's number in its store, increasing with each save and never reused.
     public let transactionIdentifier: Int64
@@ -106,10 +127,10 @@ public struct DefaultHistoryTransaction: HistoryTransaction {
     /// The ``ModelContext/author`` of the context that saved.
     public let author: String?
 
-    init(header: HistoryHeader, storeIdentifier: String, changes: [HistoryChange]) {
+    init(header: HistoryHeader, storeIdentifier: String, changes: [HistoryChange], token: DefaultHistoryToken? = nil) {
         timestamp = header.timestamp
         self.changes = changes
-        token = DefaultHistoryToken([storeIdentifier: header.id])
+        self.token = token ?? DefaultHistoryToken([storeIdentifier: header.id], transactionStore: storeIdentifier)
         transactionIdentifier = header.id
         self.storeIdentifier = storeIdentifier
         bundleIdentifier = header.bundleIdentifier
@@ -138,6 +159,8 @@ struct HistoryHeader: Sendable {
     let processIdentifier: String
     /// The store object that saved it (``SQLiteStore/origin``); 0 when not read.
     var origin: Int64 = 0
+    /// Whether its changes were recorded (see ``SQLiteHistory``).
+    var detailed = true
 }
 
 /// One model's change in a history transaction.
@@ -161,8 +184,11 @@ public enum HistoryChange: Sendable {
 
 /// An insertion recorded in the history.
 public protocol HistoryInsert<Model>: Sendable {
+    /// The model type that changed.
     associatedtype Model: PersistentModel
+    /// The type of ``transactionIdentifier``.
     associatedtype TransactionIdentifier: Comparable, Hashable, Sendable
+    /// The type of ``changeIdentifier``.
     associatedtype ChangeIdentifier: Comparable, Hashable, Sendable
     /// The change's identifier, unique in the store's history.
     var changeIdentifier: ChangeIdentifier { get }
@@ -174,8 +200,11 @@ public protocol HistoryInsert<Model>: Sendable {
 
 /// An update recorded in the history.
 public protocol HistoryUpdate<Model>: Sendable {
+    /// The model type that changed.
     associatedtype Model: PersistentModel
+    /// The type of ``transactionIdentifier``.
     associatedtype TransactionIdentifier: Comparable, Hashable, Sendable
+    /// The type of ``changeIdentifier``.
     associatedtype ChangeIdentifier: Comparable, Hashable, Sendable
     /// A key path of a property the update changed.
     typealias PropertyUpdate = PartialKeyPath<Model> & Sendable
@@ -191,8 +220,11 @@ public protocol HistoryUpdate<Model>: Sendable {
 
 /// A deletion recorded in the history.
 public protocol HistoryDelete<Model>: Sendable {
+    /// The model type that changed.
     associatedtype Model: PersistentModel
+    /// The type of ``transactionIdentifier``.
     associatedtype TransactionIdentifier: Comparable, Hashable, Sendable
+    /// The type of ``changeIdentifier``.
     associatedtype ChangeIdentifier: Comparable, Hashable, Sendable
     /// The change's identifier, unique in the store's history.
     var changeIdentifier: ChangeIdentifier { get }
@@ -206,6 +238,7 @@ public protocol HistoryDelete<Model>: Sendable {
 
 /// An insertion in the history of Stowage's SQLite stores.
 public struct DefaultHistoryInsert<Model: PersistentModel>: HistoryInsert, Hashable {
+    /// The number of a transaction in its store.
     public typealias TransactionIdentifier = Int64
     /// The transaction's number times 2³² plus the change's position in it.
     public typealias ChangeIdentifier = Int64
@@ -219,9 +252,11 @@ public struct DefaultHistoryInsert<Model: PersistentModel>: HistoryInsert, Hasha
 
 /// An update in the history of Stowage's SQLite stores.
 public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, Hashable {
+    /// The number of a transaction in its store.
     public typealias TransactionIdentifier = Int64
     /// The transaction's number times 2³² plus the change's position in it.
     public typealias ChangeIdentifier = Int64
+    /// A key path of a property the update changed.
     public typealias PropertyUpdate = PartialKeyPath<Model> & Sendable
     /// The change's identifier: the transaction's number times 2³² plus the change's position in it.
     public let changeIdentifier: Int64
@@ -246,6 +281,7 @@ public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, Hasha
 
 /// A deletion in the history of Stowage's SQLite stores.
 public struct DefaultHistoryDelete<Model: PersistentModel>: HistoryDelete, Hashable {
+    /// The number of a transaction in its store.
     public typealias TransactionIdentifier = Int64
     /// The transaction's number times 2³² plus the change's position in it.
     public typealias ChangeIdentifier = Int64

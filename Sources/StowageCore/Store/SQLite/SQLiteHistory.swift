@@ -5,9 +5,11 @@ import GRDBSQLite
 // The history of a store: two tables written in each save's own transaction.
 //
 // `_stowage_history` has one row per save: its number (`id`, AUTOINCREMENT so that a number is never
-// reused after history is deleted, and a client's token never points at another save), when, who, and
+// reused after history is deleted, and a client's token never points at another save), when, who,
 // `origin`, a random number of the store object that saved, by which a store tells its own saves from
-// those of other processes (see `StoreChangeWatcher`).
+// those of other processes (see `StoreChangeWatcher`), and `detail`: 0 for a save of a store that
+// records no history (``ModelConfiguration/recordsHistory``), whose row only says that it happened (it
+// has no changes, and fetching history leaves it out).
 //
 // `_stowage_history_change` holds the changes as *runs*: consecutive changes of one kind to one entity
 // (and, for updates, the same properties) are one row whose `keys` blob lists the rows' primary keys,
@@ -26,7 +28,8 @@ enum SQLiteHistory {
     static let createStatements = [
         """
         CREATE TABLE IF NOT EXISTS \(SQLiteSQL.quote(transactionTable)) ("id" INTEGER PRIMARY KEY AUTOINCREMENT, \
-        "timestamp" REAL NOT NULL, "author" TEXT, "bundle" TEXT NOT NULL, "process" TEXT NOT NULL, "origin" INTEGER NOT NULL)
+        "timestamp" REAL NOT NULL, "author" TEXT, "bundle" TEXT NOT NULL, "process" TEXT NOT NULL, "origin" INTEGER NOT NULL, \
+        "detail" INTEGER NOT NULL DEFAULT 1)
         """,
         """
         CREATE TABLE IF NOT EXISTS \(SQLiteSQL.quote(changeTable)) ("transaction" INTEGER NOT NULL, "position" INTEGER NOT NULL, \
@@ -193,7 +196,8 @@ extension SQLiteStore {
         }
     }
 
-    /// Writes the history transaction of a change set, inside the save's transaction.
+    /// Writes the history transaction of a change set, inside the save's transaction (only its row when
+    /// the store records no history).
     /// - Returns: the transaction's number.
     func recordHistory(_ changes: ChangeSet, insertedKeys: [Int64], preserved: [[StorageValue]], _ db: Database) throws -> Int64 {
         // Known to exist only once a transaction that created them committed (``apply``): one rolled
@@ -202,13 +206,15 @@ extension SQLiteStore {
             for statement in SQLiteHistory.createStatements { try db.execute(sql: statement) }
         }
         let header = try db.cachedStatement(sql: """
-            INSERT INTO \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) ("timestamp", "author", "bundle", "process", "origin") VALUES (?, ?, ?, ?, ?)
+            INSERT INTO \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) ("timestamp", "author", "bundle", "process", "origin", "detail") VALUES (?, ?, ?, ?, ?, ?)
             """).sqliteStatement
         try SQLiteStatement.run(header, [
             .real(Date().timeIntervalSinceReferenceDate), changes.author.map(StorageValue.text) ?? .null,
             .text(SQLiteHistory.bundleIdentifier), .text(SQLiteHistory.processIdentifier), .integer(origin),
+            .integer(recordsHistory ? 1 : 0),
         ]) { statement in while try SQLiteStatement.step(statement) {} }
         let transaction = sqlite3_last_insert_rowid(db.sqliteConnection)
+        guard recordsHistory else { return transaction }
 
         let runStatement = try db.cachedStatement(sql: """
             INSERT INTO \(SQLiteSQL.quote(SQLiteHistory.changeTable)) ("transaction", "position", "entity", "kind", "properties", "keys", "values") VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -315,10 +321,12 @@ extension SQLiteStore {
     }
 
     /// Every transaction of the store's history, oldest first, without their changes.
-    func historyHeaders(after: Int64 = 0, on connection: OpaquePointer? = nil) throws -> [HistoryHeader] {
+    /// - Parameter detailedOnly: leaves out the rows of saves whose changes were not recorded.
+    func historyHeaders(after: Int64 = 0, detailedOnly: Bool = true, on connection: OpaquePointer? = nil) throws -> [HistoryHeader] {
         guard try hasHistory(on: connection) else { return [] }
-        var fragment = SQLFragment("SELECT \"id\", \"timestamp\", \"author\", \"bundle\", \"process\", \"origin\" FROM \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) WHERE \"id\" > ")
+        var fragment = SQLFragment("SELECT \"id\", \"timestamp\", \"author\", \"bundle\", \"process\", \"origin\", \"detail\" FROM \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) WHERE \"id\" > ")
         fragment.bind(.integer(after))
+        if detailedOnly { fragment.append(" AND \"detail\" <> 0") }
         fragment.append(" ORDER BY \"id\"")
         return try readHistory(fragment, on: connection) { statement in
             var headers: [HistoryHeader] = []
@@ -330,7 +338,7 @@ extension SQLiteStore {
                     author: author == .null ? nil : SQLiteStatement.text(of: sqlite3_column_value(statement, 2)),
                     bundleIdentifier: SQLiteStatement.text(of: sqlite3_column_value(statement, 3)),
                     processIdentifier: SQLiteStatement.text(of: sqlite3_column_value(statement, 4)),
-                    origin: sqlite3_column_int64(statement, 5)))
+                    origin: sqlite3_column_int64(statement, 5), detailed: sqlite3_column_int64(statement, 6) != 0))
             }
             return headers
         }
@@ -392,7 +400,6 @@ extension SQLiteStore {
             try writer.write { db in
                 try Self.deleteHistory(transactions, newest: newest, db)
             }
-            ownDeletedThrough.store(newest, ordering: .releasing)
         } catch let error as DatabaseError {
             throw StowageError(
                 .saveFailed, "Deleting history failed and nothing was deleted: \(error.message ?? "\(error)")",

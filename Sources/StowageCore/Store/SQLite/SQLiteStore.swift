@@ -29,12 +29,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     let origin = Int64.random(in: 1...Int64.max)
     /// Whether the history tables are known to exist (created by the first save that records history).
     let historyTablesExist = Atomic<Bool>(false)
-    /// How many saves this store object committed (the ``StoreChangeWatcher`` tells its own commits from
-    /// others' with it when history is not recorded).
-    let commits = Atomic<Int>(0)
-    /// The newest history transaction this store object deleted, or expired by erasing (the watcher
-    /// does not take it for another process's doing).
-    let ownDeletedThrough = Atomic<Int64>(0)
+    /// The transaction number this store object's last `erase()` used up (the watcher does not take
+    /// that erasure for another process's doing).
+    let ownErasure = Atomic<Int64>(0)
     private let sqlCache = Locked<[ObjectIdentifier: String]>([:])
     /// Each entity's full-row column list and primary-key lookup prefix (see ``selectSQL(_:)``).
     private let fullRowSQLCache = Locked<[ObjectIdentifier: FullRowSQL]>([:])
@@ -394,8 +391,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 try beforeCommit()
                 return result
             }
-            commits.add(1, ordering: .releasing)
-            if recordsHistory { historyTablesExist.store(true, ordering: .releasing) }
+            historyTablesExist.store(true, ordering: .releasing)
             return result
         } catch var error as StowageError {
             if error.code == .saveFailed || error.code == .constraintViolation || error.code == .saveConflict {
@@ -428,7 +424,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 if tables.contains(SQLiteHistory.transactionTable) {
                     let erasure = try recordHistory(ChangeSet(), insertedKeys: [], preserved: [], db)
                     try Self.deleteHistory([erasure], newest: erasure, db)
-                    ownDeletedThrough.store(erasure, ordering: .releasing)
+                    ownErasure.store(erasure, ordering: .releasing)
                 }
             }
         } catch let error as DatabaseError {
@@ -473,8 +469,10 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 try applyRelationshipWrite(write, insertedKeys: insertedKeys, removed: changes.removed, positions: &positions, db)
             }
         }
-        let transaction = recordsHistory ? try recordHistory(changes, insertedKeys: keys, preserved: preserved, db) : nil
-        return SaveResult(insertedKeys: keys, historyTransactions: transaction.map { [identifier: $0] } ?? [:])
+        // Without history, the save still leaves a transaction row saying only that it happened (and who
+        // saved it), so that other processes know something changed.
+        let transaction = try recordHistory(changes, insertedKeys: keys, preserved: preserved, db)
+        return SaveResult(insertedKeys: keys, historyTransactions: recordsHistory ? [identifier: transaction] : [:])
     }
 
     private func applyInsert(_ insert: ChangeSet.Insert, _ statement: OpaquePointer, _ db: Database) throws -> Int64 {

@@ -14,9 +14,10 @@ import Logging
 /// they hold (on their next operation, each in its own isolation), ``ModelContainer/changes()`` yields
 /// the changes, and ``ModelContainer/storeRemoteChange`` is posted.
 ///
-/// When the history cannot say what changed — a writer that records no history
-/// (``ModelConfiguration/recordsHistory``), or history the watcher had not read yet that was deleted
-/// (`deleteHistory`, `erase()`) — every model is treated as possibly changed
+/// When the history cannot say what changed — a save of a store that records no history
+/// (``ModelConfiguration/recordsHistory``: its transaction row only says that it happened), or history
+/// the watcher had not read yet that was deleted (`deleteHistory`, another process's `erase()`) — every
+/// model is treated as possibly changed
 /// (``ModelContext/NotificationKey/invalidatedAllIdentifiers``).
 final class StoreChangeWatcher: @unchecked Sendable {
     // @unchecked Sendable: the connection is behind `connectionLock`; the rest of the mutable state is
@@ -39,8 +40,6 @@ final class StoreChangeWatcher: @unchecked Sendable {
     private var dataVersion: Int64 = 0
     /// The newest history transaction handled.
     private var lastSeen: Int64 = 0
-    /// The store's own commit count when last checked.
-    private var ownCommits = 0
 
     init?(store: SQLiteStore, path: String, container: ModelContainer) {
         self.store = store
@@ -55,8 +54,8 @@ final class StoreChangeWatcher: @unchecked Sendable {
         sqlite3_busy_timeout(connection, 1000)
         queue.sync {
             dataVersion = connectionLock.withLock { readDataVersion() } ?? 0
-            lastSeen = (try? store.newestHistoryTransaction(on: connection)) ?? 0
-            ownCommits = store.commits.load(ordering: .acquiring)
+            // After an erase, its used-up number is past the newest transaction left.
+            lastSeen = max((try? store.newestHistoryTransaction(on: connection)) ?? 0, (try? store.historyDeletedThrough(on: connection)) ?? 0)
         }
         timer.schedule(deadline: .now() + Self.interval, repeating: Self.interval, leeway: .milliseconds(5))
         timer.setEventHandler { [weak self] in self?.check() }
@@ -103,17 +102,16 @@ final class StoreChangeWatcher: @unchecked Sendable {
             finding = try connectionLock.withLock { () throws -> Finding in
                 guard let connection, let version = readDataVersion(), version != dataVersion else { return .nothing }
                 dataVersion = version
-                let commits = store.commits.load(ordering: .acquiring)
+                // Every save leaves a transaction row, detailed or not: a version change with no new row
+                // is a deletion of history (or a write that is not Stowage's).
                 let deletedThrough = try store.historyDeletedThrough(on: connection)
-                let headers = try store.historyHeaders(after: lastSeen, on: connection)
-                defer {
-                    lastSeen = max(lastSeen, headers.last?.id ?? 0, deletedThrough)
-                    ownCommits = commits
-                }
+                let headers = try store.historyHeaders(after: lastSeen, detailedOnly: false, on: connection)
+                defer { lastSeen = max(lastSeen, headers.last?.id ?? 0, deletedThrough) }
                 let foreign = headers.filter { $0.origin != store.origin }
-                let unreadHistoryDeleted = deletedThrough > lastSeen && deletedThrough != store.ownDeletedThrough.load(ordering: .acquiring)
-                let unrecordedSave = headers.isEmpty && commits == ownCommits
-                if unreadHistoryDeleted || unrecordedSave { return .unknown }
+                // History not read yet was deleted (by `deleteHistory` or another process's `erase()`):
+                // what it said is lost. This store's own `erase()` told its contexts already.
+                let unreadHistoryDeleted = deletedThrough > lastSeen && deletedThrough != store.ownErasure.load(ordering: .acquiring)
+                if unreadHistoryDeleted || foreign.contains(where: { !$0.detailed }) { return .unknown }
                 guard let first = foreign.first?.id, let last = foreign.last?.id else { return .nothing }
                 let runs = try store.historyRuns(from: first, through: last, on: connection)
                 return .transactions(foreign.map { header in (header, runs.filter { $0.transaction == header.id }) })
