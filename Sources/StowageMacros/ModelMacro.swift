@@ -267,10 +267,12 @@ extension PersistedPropertyMacro: PeerMacro {
         guard let variable = declaration.as(VariableDeclSyntax.self), let property = StoredProperty(persisted: variable),
               property.problem() == nil, let type = property.type
         else { return [] }
-        let initializer = " = " + (property.initializer?.trimmedDescription ?? "nil")
         // The storage is only touched by the generated accessors and the schema's getter and setter, each a
         // single read or write that cannot overlap another access: dynamic exclusivity checks (a runtime
         // call on every read and write of a class property) would find nothing, so they are turned off.
-        return ["@exclusivity(unchecked) nonisolated(unsafe) private var _\(raw: property.name): Swift.Optional<\(type)>\(raw: initializer)"]
+        // It starts `nil`: the property's declared initial value reaches it through the property's init
+        // accessor, evaluated in the model's isolation (a main-actor model's default value may call
+        // main-actor code, which the nonisolated storage's own initializer could not).
+        return ["@exclusivity(unchecked) nonisolated(unsafe) private var _\(raw: property.name): Swift.Optional<\(type)> = nil"]
     }
 }

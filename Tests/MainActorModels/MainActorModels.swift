@@ -18,10 +18,14 @@ public final class Notebook {
     }
 }
 
+/// A default value computed by main-actor code.
+public func defaultPageText() -> String { "blank" }
+
 @Model
 public final class Page {
     public var number: Int
     public var text: String
+    public var margin: String = defaultPageText()
     public var notebook: Notebook?
 
     public init(number: Int, text: String) {

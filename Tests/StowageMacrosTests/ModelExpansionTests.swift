@@ -1018,7 +1018,7 @@ import Testing
                     }
                 }
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _hasReceipt: Swift.Optional<Bool> = false
+                @exclusivity(unchecked) nonisolated(unsafe) private var _hasReceipt: Swift.Optional<Bool> = nil
             }
             """#)
     }
@@ -1102,7 +1102,7 @@ import Testing
                     }
                 }
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _balance: Swift.Optional<Decimal> = 0
+                @exclusivity(unchecked) nonisolated(unsafe) private var _balance: Swift.Optional<Decimal> = nil
             }
             """#)
     }

@@ -67,6 +67,7 @@ struct IsolationTests {
             let notebooks = try container.mainContext.fetch(FetchDescriptor<Notebook>())
             #expect(notebooks.map(\.title) == ["diary"])
             #expect(notebooks.first?.pages.map(\.number).sorted() == Array(1...12))
+            #expect(notebooks.first?.pages.allSatisfy { $0.margin == "blank" } == true, "a default value computed by main-actor code")
             #expect(try stickerLabels(largerThan: 0, in: container.mainContext) == ["dot", "moon", "star"])
             // The unique title holds: a second "diary" updates the first (an upsert), adding no notebook.
             _ = try writeNotebook("diary", pageCount: 1, in: container)
