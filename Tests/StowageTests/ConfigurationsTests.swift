@@ -12,16 +12,6 @@ import Testing
     init(text: String) { self.text = text }
 }
 
-/// A container keeping items in `items.store` and budgets (with their expenses) in `budgets.store`.
-private func twoStores(in directory: TemporaryDirectory) throws -> (ModelContainer, items: URL, budgets: URL) {
-    let items = directory.file("items.store"), budgets = directory.file("budgets.store")
-    let container = try ModelContainer(
-        for: Budget.self, Item.self,
-        configurations: ModelConfiguration("items", schema: Schema([Item.self]), url: items),
-        ModelConfiguration("rest", url: budgets))
-    return (container, items, budgets)
-}
-
 /// The tables of a store file (without SQLite's and Stowage's own).
 private func tables(_ url: URL) throws -> [String] {
     try rawRead(url) {

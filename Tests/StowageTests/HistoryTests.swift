@@ -235,10 +235,7 @@ struct HistoryTests {
     @Test func aSaveRolledBackAcrossStoresLeavesHistoryWorking() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let container = try ModelContainer(
-            for: Budget.self, Item.self,
-            configurations: ModelConfiguration("items", schema: Schema([Item.self]), url: directory.file("items.store")),
-            ModelConfiguration("rest", url: directory.file("budgets.store")))
+        let (container, _, _) = try twoStores(in: directory)
         let context = ModelContext(container)
         let budget = Budget(name: "broken", limit: .nan)
         context.insert(Item(name: "lamp", value: 1))
@@ -275,10 +272,7 @@ struct HistoryTests {
     @Test func tokensCoverEveryStore() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let container = try ModelContainer(
-            for: Budget.self, Item.self,
-            configurations: ModelConfiguration("items", schema: Schema([Item.self]), url: directory.file("items.store")),
-            ModelConfiguration("rest", url: directory.file("budgets.store")))
+        let (container, _, _) = try twoStores(in: directory)
         let context = ModelContext(container)
         context.insert(Item(name: "a", value: 1))
         try context.save()

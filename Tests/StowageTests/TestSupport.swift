@@ -41,6 +41,16 @@ func createStore(at url: URL, item name: String) throws {
 /// about the statements of the models' own tables.
 func isHistoryStatement(_ sql: String) -> Bool { sql.contains("_stowage_history") }
 
+/// A container keeping items in `items.store` and budgets (with their expenses) in `budgets.store`.
+func twoStores(in directory: TemporaryDirectory) throws -> (ModelContainer, items: URL, budgets: URL) {
+    let items = directory.file("items.store"), budgets = directory.file("budgets.store")
+    let container = try ModelContainer(
+        for: Budget.self, Item.self,
+        configurations: ModelConfiguration("items", schema: Schema([Item.self]), url: items),
+        ModelConfiguration("rest", url: budgets))
+    return (container, items, budgets)
+}
+
 /// An in-memory container for `types`.
 func inMemoryContainer(_ types: any PersistentModel.Type...) throws -> ModelContainer {
     try ModelContainer(for: Schema(types), configurations: ModelConfiguration(isStoredInMemoryOnly: true))

@@ -79,10 +79,11 @@ extension ModelContext {
         if let predicate = descriptor.predicate {
             transactions = try transactions.filter { try predicate.evaluate($0) }
         }
+        func chronological(_ a: DefaultHistoryTransaction, _ b: DefaultHistoryTransaction) -> Bool {
+            (a.timestamp, a.transactionIdentifier) < (b.timestamp, b.transactionIdentifier)
+        }
         if descriptor.sortBy.isEmpty {
-            if container.store.sqliteStores.count > 1 {
-                transactions.sort { ($0.timestamp, $0.transactionIdentifier) < ($1.timestamp, $1.transactionIdentifier) }
-            }
+            if container.store.sqliteStores.count > 1 { transactions.sort(by: chronological) }
         } else {
             transactions.sort(using: descriptor.sortBy)
         }
@@ -94,7 +95,7 @@ extension ModelContext {
         var seen: [String: Int64] = [:]
         for store in container.store.sqliteStores { seen[store.identifier] = bounds[store.identifier] ?? 0 }
         var tokens: [TransactionKey: DefaultHistoryToken] = [:]
-        for transaction in transactions.sorted(by: { ($0.timestamp, $0.transactionIdentifier) < ($1.timestamp, $1.transactionIdentifier) }) {
+        for transaction in transactions.sorted(by: chronological) {
             seen[transaction.storeIdentifier] = max(seen[transaction.storeIdentifier] ?? 0, transaction.transactionIdentifier)
             tokens[TransactionKey(transaction)] = DefaultHistoryToken(seen)
         }

@@ -52,11 +52,10 @@ final class StoreChangeWatcher: @unchecked Sendable {
             return nil
         }
         sqlite3_busy_timeout(connection, 1000)
-        queue.sync {
-            dataVersion = connectionLock.withLock { readDataVersion() } ?? 0
-            // After an erase, its used-up number is past the newest transaction left.
-            lastSeen = max((try? store.newestHistoryTransaction(on: connection)) ?? 0, (try? store.historyDeletedThrough(on: connection)) ?? 0)
-        }
+        // Nothing else runs yet: no queue or lock needed.
+        dataVersion = readDataVersion() ?? 0
+        // After an erase, its used-up number is past the newest transaction left.
+        lastSeen = max((try? store.newestHistoryTransaction(on: connection)) ?? 0, (try? store.historyDeletedThrough(on: connection)) ?? 0)
         timer.schedule(deadline: .now() + Self.interval, repeating: Self.interval, leeway: .milliseconds(5))
         timer.setEventHandler { [weak self] in self?.check() }
         timer.resume()
