@@ -278,22 +278,46 @@ struct SavedChanges: Sendable {
         refreshAll = refreshAll || other.refreshAll
     }
 
+    /// Whether the changes may concern any of `entities` (always, when anything may have changed).
+    func touches(_ entities: Set<String>) -> Bool {
+        refreshAll || !erased.isDisjoint(with: entities)
+            || updated.keys.contains(where: entities.contains) || deleted.keys.contains(where: entities.contains)
+    }
+
     /// Whether the row `primaryKey` of `entity` was deleted.
     func isDeleted(_ entity: String, _ primaryKey: Int64) -> Bool {
         erased.contains(entity) || deleted[entity]?.contains(primaryKey) == true
     }
 }
 
-/// Changes saved by other contexts, waiting for a context to process them in its own isolation.
+/// Changes saved by other contexts, waiting for a context (or a ``ResultsObserver``) to process them in
+/// its own isolation.
 final class ContextInbox: Sendable {
     private let pending = Locked(SavedChanges())
     /// Whether `pending` may hold changes: contexts check their inbox before every insert and fetch, so
     /// the common case (nothing posted) reads one atomic flag instead of taking the lock.
     private let hasPending = Atomic<Bool>(false)
+    /// The entities whose changes matter, or `nil` for all (a context). Changes to no other entity are
+    /// dropped when posted, so an observer never wakes for an unrelated save.
+    private let interest: Locked<Set<String>?>
+    /// Called (on the posting thread) when changes arrive in an empty inbox.
+    private let wake: (@Sendable () -> Void)?
+
+    init(interest: Set<String>? = nil, wake: (@Sendable () -> Void)? = nil) {
+        self.interest = Locked(interest)
+        self.wake = wake
+    }
+
+    /// Changes which entities matter from now on (`nil`: all).
+    func setInterest(_ entities: Set<String>?) {
+        interest.withLock { $0 = entities }
+    }
 
     func post(_ changes: SavedChanges) {
+        if let entities = interest.withLock({ $0 }), !changes.touches(entities) { return }
         pending.withLock { $0.merge(changes) }
-        hasPending.store(true, ordering: .releasing)
+        let wasPending = hasPending.exchange(true, ordering: .acquiringAndReleasing)
+        if !wasPending { wake?() }
     }
 
     func take() -> SavedChanges {

@@ -34,11 +34,11 @@ public final class ModelContext {
     /// A name recorded as the author of the context's saves.
     public var author: String?
 
-    /// The undo manager that records the context's inserts, deletes and attribute changes, or `nil`
-    /// (the default) for none. `UndoManager` belongs to the main actor: give one only to a context used
-    /// on the main actor (``ModelContainer/mainContext``). On Linux, Stowage provides `UndoManager`
-    /// with Foundation's API. Not recorded yet: relationship changes, and a deletion once saved (undoing
-    /// it does nothing: the row is gone).
+    /// The undo manager that records the context's inserts, deletes, attribute and relationship
+    /// changes, or `nil` (the default) for none. `UndoManager` belongs to the main actor: give one only
+    /// to a context used on the main actor (``ModelContainer/mainContext``). On Linux, Stowage provides
+    /// `UndoManager` with Foundation's API. Undoing a saved deletion inserts the model again (with a new
+    /// identifier).
     public var undoManager: UndoManager?
     /// The object the context's undo actions are registered with (see `registerUndo`).
     lazy var undoTarget = UndoTarget(self)
@@ -67,6 +67,8 @@ public final class ModelContext {
     var deleted = ModelSet(.deleted)
     /// Misuse detected by non-throwing methods (`insert` of a deleted model…), thrown by the next save.
     var pendingErrors: [StowageError] = []
+    /// The ``ResultsObserver``s that follow this context's unsaved changes, told of each one.
+    var pendingChangeListeners: [ObjectIdentifier: PendingChangeListenerReference] = [:]
 
     static let logger = Logger(label: "Stowage")
 
@@ -245,7 +247,11 @@ public final class ModelContext {
             data.snapshot[index] = snapshot(of: entity.properties[index], in: model)
             data.changedProperties.insert(index)
         }
-        if data.state == .persisted, changed.insert(model) { noteChange() }
+        if data.state == .persisted, changed.insert(model) {
+            noteChange()
+        } else if !pendingChangeListeners.isEmpty {
+            notifyPendingChangeListeners()
+        }
     }
 
     func insertedModelDidChange() { noteChange() }
@@ -276,6 +282,7 @@ public final class ModelContext {
     /// model to its last saved value.
     public func rollback() {
         processInbox()
+        defer { if !pendingChangeListeners.isEmpty { notifyPendingChangeListeners() } }
         for model in inserted.models { detach(model.persistentBackingData) }
         for model in changed.models + deleted.models {
             let data = model.persistentBackingData
@@ -336,6 +343,13 @@ public final class ModelContext {
 
     private func noteChange() {
         if autosaveEnabled { scheduleAutosave() }
+        if !pendingChangeListeners.isEmpty { notifyPendingChangeListeners() }
+    }
+
+    private func notifyPendingChangeListeners() {
+        for (id, reference) in pendingChangeListeners {
+            if let listener = reference.listener { listener.contextDidChange() } else { pendingChangeListeners[id] = nil }
+        }
     }
 
     private func scheduleAutosave() {
@@ -355,6 +369,16 @@ public final class ModelContext {
             Self.logger.error("Autosave failed; the changes stay in the context: \(error)")
         }
     }
+}
+
+/// Told of a context's unsaved changes as they happen (in the context's isolation).
+protocol PendingChangeListener: AnyObject {
+    func contextDidChange()
+}
+
+/// A context's weak reference to a ``PendingChangeListener``.
+struct PendingChangeListenerReference {
+    weak var listener: (any PendingChangeListener)?
 }
 
 /// Models in insertion order, with constant-time membership: each set has a bit in the models'

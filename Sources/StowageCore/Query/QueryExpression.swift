@@ -112,6 +112,35 @@ indirect enum QueryExpression: Equatable {
         }
     }
 
+    /// The entities other than the queried one whose rows the expression reads (through relationships),
+    /// added to `entities`: what a ``ResultsObserver`` must follow besides its own entity.
+    func collectRelatedEntities(into entities: inout Set<String>) {
+        func add(_ path: [Schema.Relationship]) {
+            for relationship in path {
+                if let name = relationship.destinationEntity?.name { entities.insert(name) }
+            }
+        }
+        switch self {
+        case .attribute, .primaryKey, .value, .parameter: break
+        case .relatedAttribute(let path, _), .relatedKey(let path): add(path)
+        case .toMany(let owner, let relationship, let condition, _):
+            add(owner + [relationship])
+            condition?.collectRelatedEntities(into: &entities)
+        case .comparison(_, let l, let r, _), .arithmetic(_, let l, let r):
+            l.collectRelatedEntities(into: &entities)
+            r.collectRelatedEntities(into: &entities)
+        case .and(let operands), .or(let operands), .coalesce(let operands), .string(_, let operands):
+            for operand in operands { operand.collectRelatedEntities(into: &entities) }
+        case .not(let operand), .isNull(let operand), .negative(let operand), .unwrap(let operand):
+            operand.collectRelatedEntities(into: &entities)
+        case .inList(let operand, let values, _):
+            operand.collectRelatedEntities(into: &entities)
+            for value in values { value.collectRelatedEntities(into: &entities) }
+        case .conditional(let c, let t, let e):
+            for operand in [c, t, e] { operand.collectRelatedEntities(into: &entities) }
+        }
+    }
+
     /// Whether the expression is NULL whenever `operand` is (SQL's NULL propagation through operators
     /// and Stowage's string functions), so that a `CASE WHEN operand IS NULL` guard is redundant.
     func isNull(whenNull operand: QueryExpression) -> Bool {
