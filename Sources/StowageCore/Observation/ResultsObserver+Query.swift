@@ -336,7 +336,9 @@ extension ResultsObserver {
     }
 
     /// Rows after (`values`, `key`) in the order of `terms` then primary key, as SQL orders them (NULL
-    /// first): the condition that continues a read where the previous page ended.
+    /// first): the condition that continues a read where the previous page ended. It starts with a
+    /// range on the first term (`t1 >= v1` ascending), which lets SQLite walk an index on it in order
+    /// instead of sorting every remaining row.
     static func keyset(after values: [StorageValue], key: Int64, terms: [QuerySortTerm]) -> QueryExpression {
         var alternatives: [QueryExpression] = []
         var equal: [QueryExpression] = []
@@ -352,7 +354,11 @@ extension ResultsObserver {
             }
         }
         alternatives.append(.conjunction(equal + [.comparison(.greater, .primaryKey, .value(.integer(key)), collation: nil)]))
-        return .disjunction(alternatives)
+        guard let first = terms.first, let value = values.first, value != .null else { return .disjunction(alternatives) }
+        let range: QueryExpression = first.ascending
+            ? .comparison(.greaterOrEqual, first.expression, .value(value), collation: first.collation)
+            : .or([.comparison(.lessOrEqual, first.expression, .value(value), collation: first.collation), .isNull(first.expression)])
+        return .conjunction([range, .disjunction(alternatives)])
     }
 }
 
