@@ -91,6 +91,12 @@ struct Results {
         }
     }
 
+    /// Makes the "× raw" column of a workload divide by `raw` (a workload without raw SQLite).
+    mutating func setReference(_ id: String, raw: String) {
+        guard let index = workloads.firstIndex(where: { $0.id == id }) else { return }
+        workloads[index].raw = raw
+    }
+
     func table() -> String {
         var lines = [
             "| Workload | Contender | Median (ms) | Min–max (ms) | Rows | × raw | × GRDB Codable | × GRDB manual |",

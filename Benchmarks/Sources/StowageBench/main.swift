@@ -96,6 +96,8 @@ print("\nStowage SQL per workload (SQLDebug):")
 for line in sqlCheck { print("  \(line)") }
 
 var results = Results()
+/// Lines printed under the tables (and written to the Markdown report).
+var notes: [String] = []
 let values = RowValues.make(count: rowCount)
 
 if options.workloads.contains("W1") {
@@ -149,6 +151,61 @@ if options.workloads.contains("W6") {
     }
 }
 
+// L1–L3: live results (Stowage only; L1's baseline is a plain fetch of the changed row by identifier).
+if options.workloads.contains("L1") {
+    let rows = min(scaled(10_000), rowCount), changes = 200
+    print("L1 observer latency, \(rows) rows, \(changes) changes per run…")
+    for run in 0..<options.runs {
+        let path = directory.appendingPathComponent("l1-\(run).sqlite").path
+        let (update, save, refetch, readAtOnce) = try await LiveWorkloads.latency(path: path, rows: rows, changes: changes)
+        let title = "save → observer update, \(rows)-row result, 1 row changed (median of \(changes))"
+        results.record("L1", title, [
+            Sample("Stowage observer update", median(update), rows), Sample("Stowage fetch of that row by id", median(refetch), 1),
+            Sample("Stowage save (1 row)", median(save), 1),
+            Sample("Stowage observer update, read at once (no task hops)", median(readAtOnce), rows),
+        ])
+        results.setReference("L1", raw: "Stowage fetch of that row by id")
+        removeStore(path)
+    }
+}
+if options.workloads.contains("L2") {
+    let saves = 50
+    print("L2 100 observers, \(saves) saves per run…")
+    var reads: [(Int, Int)] = []
+    for run in 0..<options.runs {
+        let path = directory.appendingPathComponent("l2-\(run).sqlite").path
+        let (ms, readsA, readsOthers) = try await LiveWorkloads.fanOut(path: path, saves: saves)
+        results.record("L2", "100 observers (25 per entity, 1,000 rows each), save of 1 row: all 25 affected updated", [
+            Sample("Stowage observers", median(ms), 25),
+        ])
+        reads += zip(readsA, readsOthers).map { ($0, $1) }
+        removeStore(path)
+    }
+    let affected = reads.map(\.0), unaffected = reads.map(\.1)
+    notes.append(
+        "L2 statements per save: \(affected.min()!)–\(affected.max()!) reads of the changed entity (25 observers), "
+            + "\(unaffected.max()!) of the three others (75 observers)")
+}
+if options.workloads.contains("L3") {
+    let rows = scaled(5_000_000)
+    print("L3 open an observer over \(rows) rows…")
+    var first: [Double] = [], firstRSS: [Double] = [], iterate: [Double] = [], peak: [Double] = []
+    for run in 0..<min(options.runs, 3) {
+        let path = directory.appendingPathComponent("l3-\(run).sqlite").path
+        let sample = try LiveWorkloads.open(path: path, rows: rows)
+        guard sample.seen == rows else { throw BenchError(description: "L3 read \(sample.seen) of \(rows) rows") }
+        first.append(sample.firstMs)
+        firstRSS.append(sample.firstRSS)
+        iterate.append(sample.iterateMs)
+        peak.append(sample.peakRSS)
+        results.record("L3", "open an observer over \(rows) rows (sorted by indexed i1): first element", [Sample("Stowage observer", sample.firstMs, rows)])
+        removeStore(path)
+    }
+    notes.append(String(
+        format: "L3 \(rows) rows: first element %.1f ms (median), +%.1f MB resident after it; reading every row through results %.0f ms, at most +%.1f MB resident",
+        median(first), median(firstRSS), median(iterate), peak.max()!))
+}
+
 var memoryLines: [String] = []
 @MainActor func appendMemoryLine(_ line: String) {
     if memoryLines.isEmpty {
@@ -156,8 +213,6 @@ var memoryLines: [String] = []
     }
     memoryLines.append(line)
 }
-/// Lines printed under the tables (and written to the Markdown report).
-var notes: [String] = []
 
 if options.workloads.contains("W7") {
     print("W7 migrate \(bigRowCount) rows…")

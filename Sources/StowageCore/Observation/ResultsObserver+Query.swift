@@ -63,6 +63,8 @@ extension ResultsObserver {
         /// Whether a few changed rows can be put in place: SQL does all the work and no limit or
         /// offset makes positions depend on other rows.
         let updatesInPlace: Bool
+        /// The query without the context's unsaved changes (what SQL runs).
+        let query: StoreQuery
 
         init(_ descriptor: FetchDescriptor<Element>, entity: Schema.Entity, context: ModelContext) throws {
             var probe = descriptor
@@ -88,6 +90,7 @@ extension ResultsObserver {
                 if case .attribute(let attribute) = term.expression { columns?.append(attribute) } else { columns = nil }
             }
             sortColumns = plan.sortsInSwift ? nil : columns
+            query = plan.query
             updatesInPlace = !plan.evaluatesPredicateInSwift && sortColumns != nil
                 && descriptor.fetchLimit == nil && (descriptor.fetchOffset ?? 0) == 0
         }
@@ -109,6 +112,8 @@ extension ResultsObserver {
         var pending: [ObjectIdentifier: Element] = [:]
         var runs: [SectionRun] = []
         var count = 0
+        /// The changes from the previous listing, when the update that made this one knew them.
+        var changes: ResultsDiffing.Changes?
         /// The query of a result too large to list: pages are read on demand.
         var window: StoreQuery?
         var isWindowed: Bool { window != nil }
@@ -225,17 +230,23 @@ extension ResultsObserver {
         let deleted = saved.deleted[entity.name] ?? []
         guard updated.count + deleted.count <= 64 else { return nil }
         // Unsaved changes of the type: the full query merges them in.
-        let plan = try FetchPlan(descriptor, context: modelContext)
-        guard plan.runsEntirelyInSQL else { return nil }
+        if descriptor.includePendingChanges && modelContext.hasChanges {
+            let models = [modelContext.insertedModelsArray, modelContext.changedModelsArray, modelContext.deletedModelsArray].joined()
+            if models.contains(where: { $0 is Element }) { return nil }
+        }
         var listing = old
         let stride = columns.count
+        // Where the changed rows were, removed from the last to the first so that offsets stay valid.
+        var oldOffsets: [Int64: Int] = [:]
         for pk in updated.union(deleted) {
-            guard let position = listing.keys.firstIndex(of: .row(pk)) else { continue }
-            listing.keys.remove(at: position)
-            listing.sortValues.removeSubrange((position * stride)..<((position + 1) * stride))
+            if let offset = old.keys.firstIndex(of: .row(pk)) { oldOffsets[pk] = offset }
+        }
+        for offset in oldOffsets.values.sorted(by: >) {
+            listing.keys.remove(at: offset)
+            listing.sortValues.removeSubrange((offset * stride)..<((offset + 1) * stride))
         }
         if !updated.isEmpty {
-            var query = plan.query
+            var query = shape.query
             query.attributes = columns
             query.foreignKeys = []
             query.primaryKeys = updated.sorted()
@@ -256,10 +267,46 @@ extension ResultsObserver {
         }
         guard listing.keys.count <= Self.listLimit else { return nil }
         listing.count = listing.keys.count
+        var newOffsets: [Int64: Int] = [:]
+        for pk in updated {
+            if let offset = listing.keys.firstIndex(of: .row(pk)) { newOffsets[pk] = offset }
+        }
+        listing.changes = Self.changes(moving: oldOffsets, to: newOffsets, updated: updated) {
+            self.modelContext.identifier(entity: self.entity, primaryKey: $0)
+        }
         if let section {
             listing.runs = Self.runs(listing.keys.indices.lazy.map { section.titleOfValue(listing.sortValues[$0 * stride]) })
         }
         return listing
+    }
+
+    /// The difference of an update that took a few rows out of the list and put some back: the other
+    /// rows kept their order, so only the changed rows can have been removed, inserted or moved. A
+    /// changed row that is in both lists stayed in place when as many unchanged rows precede it before
+    /// and after, and its order among such rows is kept (the longest increasing run of their old
+    /// offsets); the others moved.
+    static func changes(
+        moving oldOffsets: [Int64: Int], to newOffsets: [Int64: Int], updated: Set<Int64>, identifier: (Int64) -> PersistentIdentifier
+    ) -> ResultsDiffing.Changes {
+        let oldSorted = oldOffsets.values.sorted(), newSorted = newOffsets.values.sorted()
+        func unchangedBefore(_ offset: Int, _ changedOffsets: [Int]) -> Int {
+            offset - changedOffsets.prefix { $0 < offset }.count
+        }
+        // Rows in both lists, by new offset, that keep their place among the unchanged rows.
+        let common = newOffsets.filter { oldOffsets[$0.key] != nil }.sorted { $0.value < $1.value }
+        let candidates = common.filter { unchangedBefore(oldOffsets[$0.key]!, oldSorted) == unchangedBefore($0.value, newSorted) }
+        let run = ResultsDiffing.longestIncreasingRun(candidates.map { oldOffsets[$0.key]! })
+        var inPlace: Set<Int64> = []
+        for (index, candidate) in candidates.enumerated() where run.contains(index) { inPlace.insert(candidate.key) }
+        var steps: [CollectionDifference<PersistentIdentifier>.Change] = []
+        for (pk, offset) in oldOffsets where !inPlace.contains(pk) {
+            steps.append(.remove(offset: offset, element: identifier(pk), associatedWith: newOffsets[pk]))
+        }
+        for (pk, offset) in newOffsets where !inPlace.contains(pk) {
+            steps.append(.insert(offset: offset, element: identifier(pk), associatedWith: oldOffsets[pk]))
+        }
+        let updatedOffsets = inPlace.filter(updated.contains).map { newOffsets[$0]! }.sorted()
+        return ResultsDiffing.Changes(difference: CollectionDifference(steps)!, updated: updatedOffsets)
     }
 
     /// Whether the row (`values`, `pk`) comes before the listing's row at `position` in SQL's order.

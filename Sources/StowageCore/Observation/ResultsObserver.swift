@@ -275,9 +275,14 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         if old.isWindowed || new.isWindowed {
             difference = nil
         } else {
-            let before = old.pending.isEmpty ? old.keys : old.keys.map { new.resolve($0, from: old) }
-            let changes = ResultsDiffing.changes(
-                from: before, to: new.keys, identifier: { self.identifier(of: $0, in: new, old) }, changed: changedKeys)
+            let changes: ResultsDiffing.Changes
+            if let known = new.changes {
+                changes = known
+            } else {
+                let before = old.pending.isEmpty ? old.keys : old.keys.map { new.resolve($0, from: old) }
+                changes = ResultsDiffing.changes(
+                    from: before, to: new.keys, identifier: { self.identifier(of: $0, in: new, old) }, changed: changedKeys)
+            }
             difference = self.difference(changes, old: old, new: new, changed: changedKeys)
         }
         if let difference, difference.isEmpty, saved != nil {
@@ -341,7 +346,7 @@ extension ResultsObserver: PendingChangeListener {
     func contextDidChange() {
         guard !changesPendingInContext else { return }
         changesPendingInContext = true
-        signal.schedule()
+        signal.wake()
     }
 }
 
@@ -431,7 +436,8 @@ final class ObserverSignal: @unchecked Sendable {
         ContextInbox(interest: interest) { [self] in wake() }
     }
 
-    /// Changes arrived (called on the thread that saved).
+    /// Changes arrived (called on the thread that saved, or in the observer's isolation for its
+    /// context's unsaved changes).
     func wake() {
         if isolation == nil {
             observer?.announceChangeOutsideIsolation()
@@ -443,7 +449,12 @@ final class ObserverSignal: @unchecked Sendable {
     /// Runs one update in the observer's isolation soon (several wakes before it runs make one update).
     func schedule() {
         guard let isolation, !scheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        Task { await Self.run(self, on: isolation) }
+        if isolation === MainActor.shared {
+            // Straight onto the main actor (a task with no isolation would start elsewhere, then hop).
+            Task { @MainActor in Self.run(self, on: MainActor.shared) }
+        } else {
+            Task { await Self.run(self, on: isolation) }
+        }
     }
 
     private static func run(_ signal: ObserverSignal, on actor: isolated any Actor) {

@@ -11,6 +11,9 @@ struct Invocation: Equatable {
         case delete(name: String)
         case spend(budget: String, amount: Double, note: String)
         case show(budget: String)
+        /// Print the totals, then again each time they change: after `updates` changes, or until the
+        /// program is stopped when `nil`.
+        case watch(updates: Int?)
         case demo
         case help
     }
@@ -32,14 +35,17 @@ struct Invocation: Equatable {
           spend <budget> <amount> <note>  Add a transaction to a budget (the note may be several words)
           show <budget>                   Show a budget's transactions, its total and what is left
           delete <name>                   Delete a budget and its transactions
+          watch [--updates N]             Show every budget's spent of limit, again when it changes (Ctrl-C stops)
           demo                            Walk through budgets, transactions, totals and deletion
           help                            Show this help
 
         Options:
           --store PATH                    The store file (default: ./spendsmart.store)
+          --updates N                     With watch: stop after N updates (default: never)
 
         Quote names with spaces: spendsmart add "Summer Trip" 2000
         Then: spendsmart spend "Summer Trip" 180 Train tickets
+        Watch in one terminal (spendsmart watch) while you spend in another.
         STOWAGE_SQL_DEBUG=1 logs every SQL statement; 2 adds the bound values.
         Exit status: 0 on success, 1 when an operation fails, 64 for a usage error.
         """
@@ -47,19 +53,53 @@ struct Invocation: Equatable {
 
 extension Invocation {
     /// Parses the arguments that follow the program name, as ``CommandLineArguments`` describes. A
-    /// negative amount, like `-20`, is an argument, not an option.
+    /// negative amount, like `-20`, is an argument, not an option. `watch`'s `--updates N` (or
+    /// `--updates=N`) may appear anywhere before `--`, like `--store`.
     ///
-    /// - Throws: ``SpendSmartError`` `.usage` for an unknown command or option or a wrong number of
-    ///   arguments, `.invalidAmount` for an amount that is not a number.
+    /// - Throws: ``SpendSmartError`` `.usage` for an unknown command or option, a wrong number of
+    ///   arguments, or `--updates` without a count or with another command than `watch`;
+    ///   `.invalidAmount` for an amount that is not a number.
     init(parsing arguments: [String]) throws {
+        let (arguments, updates) = try Self.takingUpdates(from: arguments)
         let line = try CommandLineArguments<SpendSmartErrorCode>(parsing: arguments, program: "spendsmart") {
             Amount.parse($0) != nil
         }
         storePath = line.storePath
-        command = try Self.command(line)
+        command = try Self.command(line, updates: updates)
     }
 
-    private static func command(_ line: CommandLineArguments<SpendSmartErrorCode>) throws -> Command {
+    /// The arguments without `--updates N`, and `N` (`nil` without the option).
+    private static func takingUpdates(from arguments: [String]) throws -> (arguments: [String], updates: Int?) {
+        var rest: [String] = []
+        var updates: Int?
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            let count: String?
+            if argument == "--" {
+                rest.append(argument)
+                rest.append(contentsOf: remaining)
+                break
+            } else if argument == "--updates" {
+                count = remaining.popFirst()
+            } else if argument.hasPrefix("--updates=") {
+                count = String(argument.dropFirst("--updates=".count))
+            } else {
+                rest.append(argument)
+                continue
+            }
+            guard let count, !count.isEmpty, count.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(count) else {
+                throw SpendSmartError(
+                    .usage, "--updates needs a whole number of updates, like 3: spendsmart watch --updates N.")
+            }
+            updates = number
+        }
+        return (rest, updates)
+    }
+
+    private static func command(_ line: CommandLineArguments<SpendSmartErrorCode>, updates: Int?) throws -> Command {
+        if updates != nil, line.command != nil, line.command != "watch" {
+            throw SpendSmartError(.usage, "--updates is an option of watch: spendsmart watch --updates N.")
+        }
         let arguments = line.arguments
         switch line.command {
         case nil:
@@ -85,6 +125,9 @@ extension Invocation {
         case "show":
             try line.expect(1, "show <budget>")
             return .show(budget: arguments[0])
+        case "watch":
+            try line.expect(0, "watch [--updates N]")
+            return .watch(updates: updates)
         case "demo":
             try line.expect(0, "demo")
             return .demo

@@ -39,6 +39,14 @@ enum Report {
         count == 1 ? "1 transaction" : "\(count) transactions"
     }
 
+    /// What `list` and `watch` print: how many budgets there are, then ``table(_:indent:)``; a hint
+    /// to add one when there are none.
+    static func totals(_ budgets: [Budget]) -> [String] {
+        budgets.isEmpty
+            ? ["No budgets yet. Add one with: spendsmart add <name> <limit>"]
+            : ["\(count(budgets.count)), spent of limit:"] + table(budgets)
+    }
+
     /// One line per budget: the names left-aligned, then what is spent and the limit, right-aligned.
     static func table(_ budgets: [Budget], indent: String = "  ") -> [String] {
         let rows = budgets.map { (name: $0.name, spent: Amount.format($0.total), limit: Amount.format($0.limit)) }

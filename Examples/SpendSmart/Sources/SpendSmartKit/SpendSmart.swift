@@ -6,13 +6,37 @@ import Stowage
 /// reports the result.
 ///
 /// ```swift
-/// exit(SpendSmart.run(Array(CommandLine.arguments.dropFirst())))
+/// exit(await SpendSmart.runAsync(Array(CommandLine.arguments.dropFirst())))
 /// ```
 public enum SpendSmart {
     /// The store file used when no `--store` is given, in the working directory.
     public static let defaultStoreFileName = "spendsmart.store"
 
-    /// Runs one command line.
+    /// Runs one command line, `watch` included: `watch` returns after its `--updates N`, or when the
+    /// task is cancelled.
+    ///
+    /// - Parameters:
+    ///   - arguments: The arguments after the program name.
+    ///   - console: Where output and errors go.
+    /// - Returns: The exit status: 0 on success, 1 when an operation fails, 64 for a usage error.
+    @MainActor
+    public static func runAsync(_ arguments: [String], console: Console = .standard) async -> Int32 {
+        do {
+            let invocation = try Invocation(parsing: arguments)
+            guard case .watch(let updates) = invocation.command else {
+                try execute(invocation, console: console)
+                return 0
+            }
+            try await Watch(storeURL: storeURL(invocation.storePath), console: console).run(updates: updates)
+            return 0
+        } catch {
+            // The console reports the error as for the other commands.
+            return console.run { throw error }
+        }
+    }
+
+    /// Runs one command line other than `watch`, which waits for changes: it needs
+    /// ``runAsync(_:console:)``, and is a usage error here.
     ///
     /// - Parameters:
     ///   - arguments: The arguments after the program name.
@@ -34,6 +58,9 @@ public enum SpendSmart {
             console.write(Invocation.usage)
             return
         }
+        if case .watch = invocation.command {
+            throw SpendSmartError(.usage, "watch waits for changes: run it with SpendSmart.runAsync(_:console:).")
+        }
         let url = storeURL(invocation.storePath)
         if invocation.command == .demo {
             try Demo(storeURL: url, console: console, now: now()).run()
@@ -44,13 +71,7 @@ public enum SpendSmart {
         case .add(let name, let limit):
             console.write(Report.added(try store.add(name: name, limit: limit)))
         case .list:
-            let budgets = try store.all()
-            if budgets.isEmpty {
-                console.write("No budgets yet. Add one with: spendsmart add <name> <limit>")
-            } else {
-                console.write("\(Report.count(budgets.count)), spent of limit:")
-                Report.table(budgets).forEach(console.write)
-            }
+            Report.totals(try store.all()).forEach(console.write)
         case .over(let amount):
             let budgets = try store.budgets(over: amount)
             if budgets.isEmpty {
@@ -70,7 +91,7 @@ public enum SpendSmart {
         case .delete(let name):
             let transactions = try store.delete(name)
             console.write(Report.deleted(name, transactions: transactions))
-        case .demo, .help:
+        case .demo, .help, .watch:
             break
         }
     }

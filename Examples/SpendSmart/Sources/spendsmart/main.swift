@@ -1,4 +1,4 @@
 import Foundation
 import SpendSmartKit
 
-exit(SpendSmart.run(Array(CommandLine.arguments.dropFirst())))
+exit(await SpendSmart.runAsync(Array(CommandLine.arguments.dropFirst())))

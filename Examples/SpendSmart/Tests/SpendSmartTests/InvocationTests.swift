@@ -13,6 +13,17 @@ import Testing
         #expect(try Invocation(parsing: ["demo"]) == Invocation(command: .demo))
         #expect(try Invocation(parsing: ["spend", "Groceries", "4.50", "Milk"]) == Invocation(command: .spend(budget: "Groceries", amount: 4.5, note: "Milk")))
         #expect(try Invocation(parsing: ["show", "Summer Trip"]) == Invocation(command: .show(budget: "Summer Trip")))
+        #expect(try Invocation(parsing: ["watch"]) == Invocation(command: .watch(updates: nil)))
+    }
+
+    @Test func updatesOptionOfWatchGoesAnywhere() throws {
+        let expected = Invocation(storePath: "/tmp/b.store", command: .watch(updates: 2))
+        #expect(try Invocation(parsing: ["watch", "--updates", "2", "--store", "/tmp/b.store"]) == expected)
+        #expect(try Invocation(parsing: ["--updates=2", "--store", "/tmp/b.store", "watch"]) == expected)
+        #expect(try Invocation(parsing: ["--store", "/tmp/b.store", "--updates", "2", "watch"]) == expected)
+        #expect(try Invocation(parsing: ["watch", "--updates", "0"]) == Invocation(command: .watch(updates: 0)))
+        #expect(try Invocation(parsing: ["--updates", "2", "help"]) == Invocation(command: .help))
+        #expect(try Invocation(parsing: ["add", "--", "--updates", "5"]) == Invocation(command: .add(name: "--updates", limit: 5)))
     }
 
     @Test func theNoteOfSpendMayBeSeveralWords() throws {
@@ -51,6 +62,12 @@ import Testing
         (["--store"], "--store needs a file path: spendsmart --store PATH <command>."),
         (["--store=", "list"], "--store needs a file path: spendsmart --store PATH <command>."),
         (["--verbose", "list"], "unknown option --verbose. Run \"spendsmart help\" for the options."),
+        (["watch", "now"], "watch takes no arguments, got 1. Usage: spendsmart watch [--updates N]"),
+        (["watch", "--updates"], "--updates needs a whole number of updates, like 3: spendsmart watch --updates N."),
+        (["watch", "--updates", "-1"], "--updates needs a whole number of updates, like 3: spendsmart watch --updates N."),
+        (["watch", "--updates=", "2"], "--updates needs a whole number of updates, like 3: spendsmart watch --updates N."),
+        (["watch", "--updates", "+2"], "--updates needs a whole number of updates, like 3: spendsmart watch --updates N."),
+        (["list", "--updates", "2"], "--updates is an option of watch: spendsmart watch --updates N."),
     ])
     func rejectsMalformedCommandLines(arguments: [String], message: String) {
         #expect(throws: SpendSmartError(.usage, message)) { try Invocation(parsing: arguments) }
