@@ -124,7 +124,8 @@ extension ResultsObserver {
             return .row(pk)
         }
 
-        func position(of key: ResultsKey, results: FetchResultsCollection<Element>) -> Int? {
+        /// The offset of a key, when the listing has its keys (not windowed).
+        func position(of key: ResultsKey) -> Int? {
             isWindowed ? nil : keys.firstIndex(of: key)
         }
     }

@@ -184,8 +184,8 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         return section.indices.contains(indexPath[1]) ? section[indexPath[1]] : nil
     }
 
-    /// The position (section, item) of a model, or `nil` when it is not in the results or the observer
-    /// has no sections.
+    /// The position (section, item) of a model, or `nil` when it is not in the results, the observer
+    /// has no sections, or the results are larger than ``listLimit`` (they are not all listed).
     public func indexPath(for element: Element) -> IndexPath? {
         guard let sections else { return nil }
         let key: ResultsKey
@@ -193,7 +193,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         case .row(let pk)?: key = .row(pk)
         default: key = .pending(ObjectIdentifier(element))
         }
-        guard let offset = listing.position(of: key, results: current.results) else { return nil }
+        guard let offset = listing.position(of: key) else { return nil }
         for (index, section) in sections.enumerated() where section.range.contains(offset) {
             return IndexPath(indexes: [index, offset - section.range.lowerBound])
         }
