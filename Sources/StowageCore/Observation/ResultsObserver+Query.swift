@@ -187,34 +187,32 @@ extension ResultsObserver {
             var titles = query
             titles.attributes = [columns[0]]
             titles.foreignKeys = []
-            var runs: [SectionRun] = []
-            var offset = 0
-            try modelContext.store.fetch(titles) { row in
-                let title = section.titleOfValue(row.value(at: 0))
-                if let last = runs.last, last.title == title {
-                    runs[runs.count - 1].range = last.range.lowerBound..<(offset + 1)
-                } else {
-                    runs.append(SectionRun(title: title, range: offset..<(offset + 1)))
-                }
-                offset += 1
-            }
-            listing.runs = runs
+            var runs = SectionRuns()
+            try modelContext.store.fetch(titles) { row in runs.append(section.titleOfValue(row.value(at: 0))) }
+            listing.runs = runs.runs
         }
         return listing
     }
 
-    static func runs(_ titles: some Sequence<SectionTitle>) -> [SectionRun] {
-        var runs: [SectionRun] = []
-        var offset = 0
-        for title in titles {
+    /// The sections of a list of titles in results order: each run of one title.
+    struct SectionRuns {
+        private(set) var runs: [SectionRun] = []
+        private var count = 0
+
+        mutating func append(_ title: SectionTitle) {
             if let last = runs.last, last.title == title {
-                runs[runs.count - 1].range = last.range.lowerBound..<(offset + 1)
+                runs[runs.count - 1].range = last.range.lowerBound..<(count + 1)
             } else {
-                runs.append(SectionRun(title: title, range: offset..<(offset + 1)))
+                runs.append(SectionRun(title: title, range: count..<(count + 1)))
             }
-            offset += 1
+            count += 1
         }
-        return runs
+    }
+
+    static func runs(_ titles: some Sequence<SectionTitle>) -> [SectionRun] {
+        var runs = SectionRuns()
+        for title in titles { runs.append(title) }
+        return runs.runs
     }
 
     /// The listing after a save that changed a few rows of the observer's own entity and nothing else

@@ -47,6 +47,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     var listing: Listing
     var current: Published
     private var changesPendingInContext = false
+    private var isUpdating = false
     private var streams: [UUID: AsyncStream<ResultsUpdates<Element, SectionTitle>.Handoff>.Continuation] = [:]
 
     /// Creates an observer; the public initializers (SwiftData's) are in the extensions below.
@@ -223,8 +224,10 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
 
     // MARK: - Following changes
 
-    /// Applies what changed since the last update, if anything did.
+    /// Applies what changed since the last update, if anything did (not while an update runs: code
+    /// that Observation calls during one reads the results as they were).
     func applyPendingChanges() {
+        guard !isUpdating else { return }
         let saved = inbox.take()
         let local = changesPendingInContext
         changesPendingInContext = false
@@ -242,6 +245,8 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     /// Brings the results up to date: after `saved` (and the context's own unsaved changes when
     /// `local`), or after the descriptor changed (`saved == nil`).
     private func update(_ saved: SavedChanges?, local: Bool) {
+        isUpdating = true
+        defer { isUpdating = false }
         let old = listing
         let new: Listing
         do {
@@ -422,12 +427,23 @@ protocol ScheduledRefreshing: AnyObject {
 
 /// The part of an observer that saving threads may touch: it schedules the update in the observer's
 /// isolation and never reads the observer's state.
-final class ObserverSignal: @unchecked Sendable {
-    // Set once, right after the observer is created and before any save can wake it; a weak reference
-    // reads atomically.
-    weak var observer: (any ScheduledRefreshing)?
+final class ObserverSignal: Sendable {
+    /// The observer, set once it exists (a save may wake the signal while the observer's initializer
+    /// still runs: it then finds no observer and the change waits in the inbox).
+    private let reference = Locked(WeakObserver())
     let isolation: (any Actor)?
     private let scheduled = Atomic<Bool>(false)
+
+    private struct WeakObserver: @unchecked Sendable {
+        // @unchecked Sendable: only read under the lock, and only used in the observer's isolation
+        // (or, outside any actor, to tell its thread-safe registrar).
+        weak var observer: (any ScheduledRefreshing)?
+    }
+
+    var observer: (any ScheduledRefreshing)? {
+        get { reference.withLock { $0.observer } }
+        set { reference.withLock { $0.observer = newValue } }
+    }
 
     init(isolation: (any Actor)?) { self.isolation = isolation }
 
