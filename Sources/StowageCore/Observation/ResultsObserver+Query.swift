@@ -112,8 +112,6 @@ extension ResultsObserver {
         var pending: [ObjectIdentifier: Element] = [:]
         var runs: [SectionRun] = []
         var count = 0
-        /// The changes from the previous listing, when the update that made this one knew them.
-        var changes: ResultsDiffing.Changes?
         /// The query of a result too large to list: pages are read on demand.
         var window: StoreQuery?
         var isWindowed: Bool { window != nil }
@@ -217,9 +215,9 @@ extension ResultsObserver {
 
     /// The listing after a save that changed a few rows of the observer's own entity and nothing else
     /// it reads: those rows are taken out and, when they still match, put back in their place by a
-    /// binary search on the sort values, with one query that reads just them. `nil` when the query
-    /// must run again instead.
-    func updatedInPlace(_ old: Listing, after saved: SavedChanges) throws -> Listing? {
+    /// binary search on the sort values, with one query that reads just them; the changes come from
+    /// those rows' old and new offsets. `nil` when the query must run again instead.
+    func updatedInPlace(_ old: Listing, after saved: SavedChanges) throws -> (Listing, ResultsDiffing.Changes)? {
         guard shape.updatesInPlace, !old.isWindowed, old.pending.isEmpty, let columns = shape.sortColumns,
               !saved.refreshAll, saved.erased.isDisjoint(with: shape.dependencies) else { return nil }
         for name in shape.dependencies where name != entity.name {
@@ -270,13 +268,13 @@ extension ResultsObserver {
         for pk in updated {
             if let offset = listing.keys.firstIndex(of: .row(pk)) { newOffsets[pk] = offset }
         }
-        listing.changes = Self.changes(moving: oldOffsets, to: newOffsets, updated: updated) {
+        let changes = Self.changes(moving: oldOffsets, to: newOffsets, updated: updated) {
             self.modelContext.identifier(entity: self.entity, primaryKey: $0)
         }
         if let section {
             listing.runs = Self.runs(listing.keys.indices.lazy.map { section.titleOfValue(listing.sortValues[$0 * stride]) })
         }
-        return listing
+        return (listing, changes)
     }
 
     /// The difference of an update that took a few rows out of the list and put some back: the other
@@ -353,27 +351,30 @@ extension ResultsObserver {
         let keys = listing.keys, pending = listing.pending
         return Published(results: FetchResultsCollection(count: keys.count, batchSize: Self.batchSize) { range in
             context.processInbox()
-            // Models the context holds are used as they are (kept current by its refreshes); the others
-            // are read in one query.
-            var missing: [Int64] = []
-            for key in keys[range] {
-                if case .row(let pk) = key, context.registered[RowKey(entity: entity, primaryKey: pk)]?.model == nil { missing.append(pk) }
-            }
-            let loaded = missing.isEmpty ? [:] : try context.fetchObjectsByKey(StoreQuery(entity: entity, primaryKeys: missing))
-            var models: [Element] = []
+            // Models the context holds are used as they are (kept current by its refreshes), and held
+            // from here on; the others are read in one query.
+            var models: [Element?] = []
             models.reserveCapacity(range.count)
+            var missing: [Int64] = []
             for key in keys[range] {
                 switch key {
                 case .row(let pk):
-                    let model = loaded[pk] ?? context.registered[RowKey(entity: entity, primaryKey: pk)]?.model
-                        // Deleted since this list was made: a model that reports `isDeleted`, in its place.
-                        ?? context.model(for: context.identifier(entity: entity, primaryKey: pk))
-                    models.append(unsafeDowncast(model as AnyObject, to: Element.self))
+                    let held = context.registered[RowKey(entity: entity, primaryKey: pk)]?.model
+                    if held == nil { missing.append(pk) }
+                    models.append(held.map { unsafeDowncast($0 as AnyObject, to: Element.self) })
                 case .pending(let object):
                     models.append(pending[object]!)
                 }
             }
-            return models
+            guard !missing.isEmpty else { return models.map { $0! } }
+            let loaded = try context.fetchObjectsByKey(StoreQuery(entity: entity, primaryKeys: missing))
+            return zip(keys[range], models).map { key, model in
+                if let model { return model }
+                guard case .row(let pk) = key else { preconditionFailure("an unsaved model is always held") }
+                // Deleted since this list was made: a model that reports `isDeleted`, in its place.
+                let found = loaded[pk] ?? context.model(for: context.identifier(entity: entity, primaryKey: pk))
+                return unsafeDowncast(found as AnyObject, to: Element.self)
+            }
         })
     }
 

@@ -249,14 +249,16 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         defer { isUpdating = false }
         let old = listing
         let new: Listing
+        var known: ResultsDiffing.Changes?
         do {
             if saved == nil {
                 shape = try Shape(descriptor, entity: entity, context: modelContext)
                 inbox.setInterest(shape.dependencies)
             }
             modelContext.processInbox()
-            if let saved, !local, let updated = try updatedInPlace(old, after: saved) {
+            if let saved, !local, let (updated, changes) = try updatedInPlace(old, after: saved) {
                 new = updated
+                known = changes
             } else {
                 new = try runQuery()
             }
@@ -281,7 +283,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
             difference = nil
         } else {
             let changes: ResultsDiffing.Changes
-            if let known = new.changes {
+            if let known {
                 changes = known
             } else {
                 let before = old.pending.isEmpty ? old.keys : old.keys.map { new.resolve($0, from: old) }
