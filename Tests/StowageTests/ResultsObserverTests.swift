@@ -144,7 +144,7 @@ struct ResultsObserverTests {
         let observer = try ResultsObserver<Item, Never>(modelContainer: container)
         try save([("a", 1)], in: ModelContext(container))
         // `current` is what the observer publishes, read without applying pending changes.
-        #expect(try await eventually { observer.current.results.count == 1 })
+        #expect(try await eventually { observer.current.results.count == 1 }, "\(String(describing: observer.lastError))")
     }
 
     @Test func followsItsOwnContextsUnsavedChanges() async throws {
@@ -335,7 +335,7 @@ struct ResultsObserverTests {
         #expect(observer.results.isEmpty)
         let writer = try ProbeRun(["save-lamps", url.path, "3"])
         #expect(writer.wait().exitedNormally)
-        #expect(try await eventually { observer.current.results.count == 3 }, "updated on the main actor without being read")
+        #expect(try await eventually { observer.current.results.count == 3 }, "updated on the main actor without being read; \(String(describing: observer.lastError))")
         #expect(observer.results.map(\.watts).count == 3)
     }
 

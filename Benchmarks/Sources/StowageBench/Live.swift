@@ -50,9 +50,11 @@ final class StatementCounter: @unchecked Sendable {
 enum LiveWorkloads {
     /// L1: a 10k-row observer sorted by `i2`; another context changes one row's `i2` and saves. Returns,
     /// per change, the time from `save()` returning to the observer's update (its snapshot delivered),
-    /// the time to fetch that row by identifier in a context that does not hold it, and (another series
-    /// of changes) the time `results` takes to apply one when read on the observer's actor at once.
-    static func latency(path: String, rows: Int, changes: Int) async throws -> (update: [Double], save: [Double], refetch: [Double], readAtOnce: [Double]) {
+    /// the time to fetch that row by identifier in a context that does not hold it, (another series of
+    /// changes) the time `results` takes to apply one when read on the observer's actor at once, and the
+    /// same two task hops with no Stowage work between them: a task started on the main actor yields to
+    /// a stream that this task awaits.
+    static func latency(path: String, rows: Int, changes: Int) async throws -> (update: [Double], save: [Double], refetch: [Double], readAtOnce: [Double], hops: [Double]) {
         let container = try StowageContender.open(path)
         try bulkFill(path: path, table: "BenchRow", primaryKey: "_pk", count: rows)
         let identifiers = try ModelContext(container).fetchIdentifiers(FetchDescriptor<BenchRow>())
@@ -89,7 +91,26 @@ enum LiveWorkloads {
             inPlace.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
             _ = await updates.next(isolation: #isolation)
         }
-        return (update, save, refetch, inPlace)
+        // The task hops alone: what the runtime costs between a save and a snapshot in another task.
+        // Each follows a save of the same size to another store that no one observes (the threads are
+        // as idle as after the changes above).
+        let unobserved = try StowageContender.open(path + "-hops")
+        let other = ModelContext(unobserved)
+        let row = BenchRow(RowValues.make(0))
+        other.insert(row)
+        try other.save()
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        var deliveries = stream.makeAsyncIterator()
+        var hops: [Double] = []
+        for _ in 0..<changes {
+            row.i2 = Int.random(in: 0..<1_000_000, using: &generator)
+            try other.save()
+            let start = DispatchTime.now().uptimeNanoseconds
+            Task { @MainActor in continuation.yield(()) }
+            _ = await deliveries.next(isolation: #isolation)
+            hops.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        }
+        return (update, save, refetch, inPlace, hops)
     }
 
     /// L2: 100 observers on one container, 25 on each of four entities of 1,000 rows; one save

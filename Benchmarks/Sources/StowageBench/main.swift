@@ -157,15 +157,17 @@ if options.workloads.contains("L1") {
     print("L1 observer latency, \(rows) rows, \(changes) changes per run…")
     for run in 0..<options.runs {
         let path = directory.appendingPathComponent("l1-\(run).sqlite").path
-        let (update, save, refetch, readAtOnce) = try await LiveWorkloads.latency(path: path, rows: rows, changes: changes)
+        let (update, save, refetch, readAtOnce, hops) = try await LiveWorkloads.latency(path: path, rows: rows, changes: changes)
         let title = "save → observer update, \(rows)-row result, 1 row changed (median of \(changes))"
         results.record("L1", title, [
             Sample("Stowage observer update", median(update), rows), Sample("Stowage fetch of that row by id", median(refetch), 1),
             Sample("Stowage save (1 row)", median(save), 1),
             Sample("Stowage observer update, read at once (no task hops)", median(readAtOnce), rows),
+            Sample("the two task hops alone (no Stowage work)", median(hops), 1),
         ])
         results.setReference("L1", raw: "Stowage fetch of that row by id")
         removeStore(path)
+        removeStore(path + "-hops")
     }
 }
 if options.workloads.contains("L2") {

@@ -213,12 +213,15 @@ extension ResultsObserver {
         return runs.runs
     }
 
-    /// The listing after a save that changed a few rows of the observer's own entity and nothing else
-    /// it reads: those rows are taken out and, when they still match, put back in their place by a
+    /// Updates `listing` after a save that changed a few rows of the observer's own entity and nothing
+    /// else it reads: those rows are taken out and, when they still match, put back in their place by a
     /// binary search on the sort values, with one query that reads just them; the changes come from
-    /// those rows' old and new offsets. `nil` when the query must run again instead.
-    func updatedInPlace(_ old: Listing, after saved: SavedChanges) throws -> (Listing, ResultsDiffing.Changes)? {
-        guard shape.updatesInPlace, !old.isWindowed, old.pending.isEmpty, let columns = shape.sortColumns,
+    /// those rows' old and new offsets. Returns `nil`, with `listing` untouched, when the query must run
+    /// again instead; the listing is changed only after that query succeeded.
+    ///
+    /// The listing is changed where it is: its sort values are copied only if something else holds them.
+    func updateInPlace(_ listing: inout Listing, after saved: SavedChanges) throws -> ResultsDiffing.Changes? {
+        guard shape.updatesInPlace, !listing.isWindowed, listing.pending.isEmpty, let columns = shape.sortColumns,
               !saved.refreshAll, saved.erased.isDisjoint(with: shape.dependencies) else { return nil }
         for name in shape.dependencies where name != entity.name {
             if saved.updated[name] != nil || saved.deleted[name] != nil { return nil }
@@ -231,50 +234,54 @@ extension ResultsObserver {
             let models = [modelContext.insertedModelsArray, modelContext.changedModelsArray, modelContext.deletedModelsArray].joined()
             if models.contains(where: { $0 is Element }) { return nil }
         }
-        var listing = old
-        let stride = columns.count
-        // Where the changed rows were, removed from the last to the first so that offsets stay valid.
-        var oldOffsets: [Int64: Int] = [:]
-        for pk in updated.union(deleted) {
-            if let offset = old.keys.firstIndex(of: .row(pk)) { oldOffsets[pk] = offset }
-        }
-        for offset in oldOffsets.values.sorted(by: >) {
-            listing.keys.remove(at: offset)
-            listing.sortValues.removeSubrange((offset * stride)..<((offset + 1) * stride))
-        }
+        // The changed rows that still match, with their sort values.
+        var rows: [(pk: Int64, values: [StorageValue])] = []
         if !updated.isEmpty {
             var query = shape.query
             query.attributes = columns
             query.foreignKeys = []
             query.primaryKeys = updated.sorted()
             query.sort = []
-            let terms = shape.sortTerms
             try modelContext.store.fetch(query) { row in
-                let pk = row.primaryKey
-                let values = columns.indices.map { row.value(at: $0) }
-                // The first position whose row sorts after this one.
-                var low = 0, high = listing.keys.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if Self.sortsBefore(values, pk, listing, at: middle, terms: terms, stride: stride) { high = middle } else { low = middle + 1 }
-                }
-                listing.keys.insert(.row(pk), at: low)
-                listing.sortValues.insert(contentsOf: values, at: low * stride)
+                rows.append((row.primaryKey, columns.indices.map { row.value(at: $0) }))
             }
         }
-        guard listing.keys.count <= Self.listLimit else { return nil }
-        listing.count = listing.keys.count
-        var newOffsets: [Int64: Int] = [:]
-        for pk in updated {
-            if let offset = listing.keys.firstIndex(of: .row(pk)) { newOffsets[pk] = offset }
+        // Where the changed rows were: one pass over the keys.
+        let changed = updated.union(deleted).sorted()
+        var oldOffsets: [Int64: Int] = [:]
+        if let first = changed.first, let last = changed.last {
+            for (offset, key) in listing.keys.enumerated() {
+                guard case .row(let pk) = key, pk >= first, pk <= last, changed[changed.partitioningIndex { $0 >= pk }] == pk else { continue }
+                oldOffsets[pk] = offset
+                if oldOffsets.count == changed.count { break }
+            }
         }
-        let changes = Self.changes(moving: oldOffsets, to: newOffsets, updated: updated) {
+        guard listing.keys.count - oldOffsets.count + rows.count <= Self.listLimit else { return nil }
+        // Out from the last to the first, so that offsets stay valid; back in by binary search.
+        let stride = columns.count
+        for offset in oldOffsets.values.sorted(by: >) {
+            listing.keys.remove(at: offset)
+            listing.sortValues.removeSubrange((offset * stride)..<((offset + 1) * stride))
+        }
+        var newOffsets: [Int64: Int] = [:]
+        for (pk, values) in rows {
+            // The first position whose row sorts after this one.
+            let low = listing.keys.indices.partitioningIndex {
+                Self.sortsBefore(values, pk, listing, at: $0, terms: shape.sortTerms, stride: stride)
+            }
+            listing.keys.insert(.row(pk), at: low)
+            listing.sortValues.insert(contentsOf: values, at: low * stride)
+            for (other, offset) in newOffsets where offset >= low { newOffsets[other] = offset + 1 }
+            newOffsets[pk] = low
+        }
+        listing.count = listing.keys.count
+        if let section {
+            let sortValues = listing.sortValues
+            listing.runs = Self.runs(listing.keys.indices.lazy.map { section.titleOfValue(sortValues[$0 * stride]) })
+        }
+        return Self.changes(moving: oldOffsets, to: newOffsets, updated: updated) {
             self.modelContext.identifier(entity: self.entity, primaryKey: $0)
         }
-        if let section {
-            listing.runs = Self.runs(listing.keys.indices.lazy.map { section.titleOfValue(listing.sortValues[$0 * stride]) })
-        }
-        return (listing, changes)
     }
 
     /// The difference of an update that took a few rows out of the list and put some back: the other
@@ -414,4 +421,24 @@ private final class WindowCursor {
     var end = 0
     var lastKey: Int64?
     var lastValues: [StorageValue] = []
+}
+
+extension RandomAccessCollection {
+    /// The first index whose element is past the boundary `isPast` draws (binary search), in a
+    /// collection where every element past it comes after every element before it; `endIndex` when
+    /// none is.
+    func partitioningIndex(where isPast: (Element) throws -> Bool) rethrows -> Index {
+        var low = startIndex, count = self.count
+        while count > 0 {
+            let half = count / 2
+            let middle = index(low, offsetBy: half)
+            if try isPast(self[middle]) {
+                count = half
+            } else {
+                low = index(after: middle)
+                count -= half + 1
+            }
+        }
+        return low
+    }
 }

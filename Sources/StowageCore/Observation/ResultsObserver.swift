@@ -37,6 +37,10 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     public static var listLimit: Int { ResultsObserverLimits.listLimit ?? 100_000 }
 
     let registrar = ObservationRegistrar()
+    /// The key paths Observation is told of at each read and update, made once (a generic class's key
+    /// paths are otherwise instantiated at each use).
+    private let resultsKeyPath: KeyPath<ResultsObserver, FetchResultsCollection<Element>> = \.results
+    private let sectionsKeyPath: KeyPath<ResultsObserver, SectionedResults<Element, SectionTitle>?> = \.sections
     let container: ModelContainer
     let entity: Schema.Entity
     let signal: ObserverSignal
@@ -90,7 +94,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     /// The models matching ``fetchDescriptor``, loaded in batches as you read them.
     public var results: FetchResultsCollection<Element> {
         applyPendingChanges()
-        registrar.access(self, keyPath: \.results)
+        registrar.access(self, keyPath: resultsKeyPath)
         return current.results
     }
 
@@ -98,7 +102,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     /// observer has no sections (`SectionTitle == Never`).
     public var sections: SectionedResults<Element, SectionTitle>? {
         applyPendingChanges()
-        registrar.access(self, keyPath: \.sections)
+        registrar.access(self, keyPath: sectionsKeyPath)
         return currentSections()
     }
 
@@ -113,7 +117,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     /// than ``listLimit`` before or after it (read them again).
     public var lastUpdate: ResultsDifference<SectionTitle>? {
         applyPendingChanges()
-        registrar.access(self, keyPath: \.results)
+        registrar.access(self, keyPath: resultsKeyPath)
         return current.difference
     }
 
@@ -247,7 +251,10 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     private func update(_ saved: SavedChanges?, local: Bool) {
         isUpdating = true
         defer { isUpdating = false }
-        let old = listing
+        // The differences read the old keys and sections, never the old sort values: without them, the
+        // in-place update changes the listing's sort values where they are.
+        var old = listing
+        old.sortValues = []
         let new: Listing
         var known: ResultsDiffing.Changes?
         do {
@@ -256,8 +263,8 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
                 inbox.setInterest(shape.dependencies)
             }
             modelContext.processInbox()
-            if let saved, !local, let (updated, changes) = try updatedInPlace(old, after: saved) {
-                new = updated
+            if let saved, !local, let changes = try updateInPlace(&listing, after: saved) {
+                new = listing
                 known = changes
             } else {
                 new = try runQuery()
@@ -298,8 +305,8 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
             current.difference = difference
             return
         }
-        registrar.withMutation(of: self, keyPath: \.results) {
-            registrar.withMutation(of: self, keyPath: \.sections) {
+        registrar.withMutation(of: self, keyPath: resultsKeyPath) {
+            registrar.withMutation(of: self, keyPath: sectionsKeyPath) {
                 listing = new
                 current = publish(new)
                 current.difference = difference
@@ -361,7 +368,7 @@ extension ResultsObserver: ScheduledRefreshing {
     func performScheduledRefresh() { applyPendingChanges() }
 
     func announceChangeOutsideIsolation() {
-        registrar.withMutation(of: self, keyPath: \.results) {}
+        registrar.withMutation(of: self, keyPath: resultsKeyPath) {}
     }
 }
 
