@@ -7,6 +7,9 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
     products: [
         .library(name: "Stowage", targets: ["Stowage"]),
+        // Seeds 003 and 004's architecture layers (Queryable values, live queries, value types with
+        // mocks), kept out of `import Stowage` so that it stays SwiftData's surface.
+        .library(name: "StowageQueries", targets: ["StowageQueries"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -34,6 +37,8 @@ let package = Package(
         ),
         // Umbrella module: macro declarations and re-exports. `import Stowage` replaces `import SwiftData`.
         .target(name: "Stowage", dependencies: ["StowageCore", "StowageMacros"]),
+        // Seeds 003 and 004 as library API: Queryable/QueryFilter/QueryResults/Query, WrappedID and mocks.
+        .target(name: "StowageQueries", dependencies: ["Stowage"]),
 
         // Examples: logic in a small module, a thin executable. ExampleSupport holds their shared
         // plumbing (console, errors, command-line options), ExampleTestSupport their tests' helpers.
@@ -79,6 +84,31 @@ let package = Package(
         .testTarget(
             name: "RecipesTests", dependencies: ["RecipesKit", "ExampleTestSupport"],
             path: "Examples/Recipes/Tests/RecipesTests"),
+
+        .target(name: "RemindersKit", dependencies: ["Stowage", "ExampleSupport"], path: "Examples/Reminders/Sources/RemindersKit"),
+        .executableTarget(name: "reminders", dependencies: ["RemindersKit"], path: "Examples/Reminders/Sources/reminders"),
+        .testTarget(
+            name: "RemindersTests", dependencies: ["RemindersKit", "ExampleTestSupport"],
+            path: "Examples/Reminders/Tests/RemindersTests"),
+
+        .target(name: "UsersKit", dependencies: ["Stowage", "ExampleSupport"], path: "Examples/Users/Sources/UsersKit"),
+        .executableTarget(name: "users", dependencies: ["UsersKit"], path: "Examples/Users/Sources/users"),
+        .testTarget(
+            name: "UsersTests", dependencies: ["UsersKit", "ExampleTestSupport"],
+            path: "Examples/Users/Tests/UsersTests"),
+
+        .target(name: "ContactsKit", dependencies: ["Stowage", "StowageQueries", "ExampleSupport"], path: "Examples/Contacts/Sources/ContactsKit"),
+        .executableTarget(name: "contacts", dependencies: ["ContactsKit"], path: "Examples/Contacts/Sources/contacts"),
+        .testTarget(
+            name: "ContactsTests", dependencies: ["ContactsKit", "ExampleTestSupport"],
+            path: "Examples/Contacts/Tests/ContactsTests"),
+
+        .target(name: "TodoKit", dependencies: ["Stowage", "StowageQueries", "ExampleSupport"], path: "Examples/Todo/Sources/TodoKit"),
+        .executableTarget(name: "todo", dependencies: ["TodoKit"], path: "Examples/Todo/Sources/todo"),
+        .testTarget(
+            name: "TodoTests", dependencies: ["TodoKit", "ExampleTestSupport"],
+            path: "Examples/Todo/Tests/TodoTests"),
+        .testTarget(name: "StowageQueriesTests", dependencies: ["StowageQueries"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,2 @@
+/// The Contacts example (being written).
+public enum Contacts {}

@@ -1,0 +1,2 @@
+/// The Reminders example (being written).
+public enum Reminders {}

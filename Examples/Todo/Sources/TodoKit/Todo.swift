@@ -1,0 +1,2 @@
+/// The Todo example (being written).
+public enum Todo {}

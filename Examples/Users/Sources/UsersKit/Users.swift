@@ -1,0 +1,2 @@
+/// The Users example (being written).
+public enum Users {}
