@@ -100,7 +100,7 @@ let package = Package(
         .target(name: "ContactsKit", dependencies: ["Stowage", "StowageQueries", "ExampleSupport"], path: "Examples/Contacts/Sources/ContactsKit"),
         .executableTarget(name: "contacts", dependencies: ["ContactsKit"], path: "Examples/Contacts/Sources/contacts"),
         .testTarget(
-            name: "ContactsTests", dependencies: ["ContactsKit", "ExampleTestSupport"],
+            name: "ContactsTests", dependencies: ["ContactsKit", "ExampleTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Examples/Contacts/Tests/ContactsTests"),
 
         .target(name: "TodoKit", dependencies: ["Stowage", "StowageQueries", "ExampleSupport"], path: "Examples/Todo/Sources/TodoKit"),

@@ -147,6 +147,23 @@ struct ResultsObserverTests {
         #expect(try await eventually { observer.current.results.count == 1 }, "\(String(describing: observer.lastError))")
     }
 
+    @Test func anUpdateInPlaceReadsSortColumnsInTheSortsOrderEvenWhenTheyAreEveryColumn() throws {
+        // The sort reads every attribute, in another order than the entity's: the changed row's values
+        // must come back in the sort's order (a full-row read would swap them).
+        let container = try inMemoryContainer(RankedLabel.self)
+        let context = ModelContext(container)
+        context.insert(RankedLabel(label: "b", rank: 2))
+        context.insert(RankedLabel(label: "a", rank: 1))
+        try context.save()
+        let observer = try ResultsObserver<RankedLabel, Never>(sortBy: [SortDescriptor(\.rank), SortDescriptor(\.label)], modelContainer: container)
+        #expect(observer.results.map(\.label) == ["a", "b"])
+        let other = ModelContext(container)
+        other.insert(RankedLabel(label: "c", rank: 0))
+        try other.save()
+        #expect(observer.results.map(\.label) == ["c", "a", "b"])
+        #expect(observer.results.map(\.rank) == [0, 1, 2])
+    }
+
     @Test func followsItsOwnContextsUnsavedChanges() async throws {
         let container = try inMemoryContainer(Item.self)
         let context = ModelContext(container)
@@ -362,5 +379,16 @@ struct ResultsObserverTests {
             #expect(observer.results.count == 1_001)
             #expect(observer.lastUpdate == nil, "no difference past the list limit")
         }
+    }
+}
+
+/// Two attributes, sorted in the other order by a test.
+@Model
+final class RankedLabel {
+    var label: String
+    var rank: Int
+    init(label: String, rank: Int) {
+        self.label = label
+        self.rank = rank
     }
 }

@@ -126,9 +126,22 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     public private(set) var lastError: (any Error)?
 
     /// The descriptor of the observer's query: ``filterBy`` and ``sortBy`` change it.
+    ///
+    /// SwiftData's is read-only. Stowage also lets you set it: the query runs again once, before the
+    /// setter returns, where setting ``filterBy`` then ``sortBy`` would run it twice. With sections, the
+    /// section key path is put back in front of the new sort.
     public var fetchDescriptor: FetchDescriptor<Element> {
-        registrar.access(self, keyPath: \.fetchDescriptor)
-        return descriptor
+        get {
+            registrar.access(self, keyPath: \.fetchDescriptor)
+            return descriptor
+        }
+        set {
+            registrar.withMutation(of: self, keyPath: \.fetchDescriptor) {
+                descriptor = newValue
+                if let section { descriptor.sortBy = section.prepended(to: newValue.sortBy) }
+            }
+            rerun()
+        }
     }
 
     /// The predicate the results match. Setting it runs the query again before the setter returns

@@ -22,10 +22,12 @@ struct StoreQuery {
     /// Restricts the query to these rows.
     var primaryKeys: [Int64]?
 
-    /// Whether the query reads every column of the entity's rows (not a partial fetch). The attributes
-    /// and foreign keys of a query are always in-order subsets of the entity's, so counts suffice.
+    /// Whether the query reads every column of the entity's rows, in the entity's order (not a partial
+    /// fetch, nor the columns of a sort read in the sort's order, which a full-row read would return
+    /// in another order).
     var readsFullRow: Bool {
-        attributes.count == entity.columnAttributes.count && foreignKeys.count == entity.foreignKeyRelationships.count
+        attributes.elementsEqual(entity.columnAttributes, by: ===)
+            && foreignKeys.elementsEqual(entity.foreignKeyRelationships, by: ===)
     }
 
     init(entity: Schema.Entity, attributes: [Schema.Attribute]? = nil, primaryKeys: [Int64]? = nil) {

@@ -1,1 +1,4 @@
 import ContactsKit
+import Foundation
+
+exit(await Contacts.runAsync(Array(CommandLine.arguments.dropFirst())))

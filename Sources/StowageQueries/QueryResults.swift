@@ -1,0 +1,30 @@
+/// Query results as ``Queryable`` values (seed 003's `QueryResults`): a random-access collection that
+/// loads models in batches and makes each value when you read it, so 5 million matches cost what you
+/// read of them, not 5 million values.
+///
+/// A value is made again at each read (they are cheap, immutable snapshots of their model at that
+/// moment); keep the ones you need.
+public struct QueryResults<T: Queryable>: RandomAccessCollection {
+    private let models: FetchResultsCollection<T.Filter.ResultType>?
+
+    /// Empty results.
+    public init() { models = nil }
+
+    /// The values of `models`, made as they are read.
+    public init(_ models: FetchResultsCollection<T.Filter.ResultType>) { self.models = models }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { models?.count ?? 0 }
+
+    /// The value made from the model at `position`.
+    public subscript(position: Int) -> T {
+        guard let models else { preconditionFailure("QueryResults index out of range") }
+        return T(result: models[position])
+    }
+
+    /// The model behind the value at `position`, for the data layer (to change or delete it).
+    public func model(at position: Int) -> T.Filter.ResultType {
+        guard let models else { preconditionFailure("QueryResults index out of range") }
+        return models[position]
+    }
+}
