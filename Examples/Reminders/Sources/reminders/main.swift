@@ -1,1 +1,4 @@
+import Foundation
 import RemindersKit
+
+exit(Reminders.run(Array(CommandLine.arguments.dropFirst())))
