@@ -1,1 +1,4 @@
+import Foundation
 import TodoKit
+
+exit(Todo.run(Array(CommandLine.arguments.dropFirst())))
