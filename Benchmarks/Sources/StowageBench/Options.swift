@@ -6,8 +6,8 @@ struct Options {
     var scale = 1.0
     /// Timed runs per workload and contender; the table shows their median.
     var runs = 5
-    /// Workloads to run (W1…W7, W9, M1, L1–L3).
-    var workloads: Set<String> = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W9", "M1", "L1", "L2", "L3"]
+    /// Workloads to run (W1…W9, M1, L1–L3).
+    var workloads: Set<String> = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "M1", "L1", "L2", "L3"]
     /// Also run Fluent (only when built with `--traits Fluent`).
     var fluent = false
     /// Where the Markdown report goes, if anywhere.

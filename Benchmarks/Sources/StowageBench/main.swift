@@ -255,6 +255,19 @@ if options.workloads.contains("W7") {
     removeStore(source)
 }
 
+if options.workloads.contains("W8") {
+    print("W8 import \(rowCount) users from JSON…")
+    // One document for every contender and run (see Users.swift): raw SQLite, GRDB Codable, Stowage.
+    let json = try W8Users.document(count: rowCount)
+    try interleave { contender, run in
+        guard let importer = contender as? any UsersImportContender else { return }
+        let path = storePath(contender, "users-\(run)")
+        let title = "import \(rowCount) users from one JSON document (\(json.count / 1024) KB): decode, insert, one save"
+        results.record("W8", title, [try importer.importUsers(json, count: rowCount, path: path)])
+        removeStore(path)
+    }
+}
+
 if options.workloads.contains("W9") {
     print("W9 lookups by a unique string…")
     let keyCount = min(scaled(1_000), rowCount)

@@ -1,1 +1,4 @@
+import Foundation
 import UsersKit
+
+exit(Users.run(Array(CommandLine.arguments.dropFirst())))
