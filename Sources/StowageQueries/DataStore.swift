@@ -32,8 +32,12 @@ public final class DataStore {
         self.init(container: try ModelContainer(for: Schema(types), configurations: configuration))
     }
 
-    /// The values matching `filter`, made from their models as you read them (a lazy collection: a
-    /// result of millions of rows costs what you read of it).
+    /// The values matching `filter`, made from their models as you read them, in batches.
+    ///
+    /// Models are loaded as you read; what is read up front depends on the filter: nothing but a count
+    /// when it neither sorts nor filters in Swift, the primary keys of every match when it sorts (the
+    /// store sorts them all), every model when part of its predicate runs in Swift. For millions of
+    /// sorted matches, a ``Query`` reads page by page instead.
     public func fetch<T: Queryable>(_ filter: T.Filter, as type: T.Type = T.self) throws -> QueryResults<T> {
         QueryResults(try viewContext.fetch(filter.fetchDescriptor(self), batchSize: ModelContext.defaultBatchSize))
     }
@@ -44,7 +48,8 @@ public final class DataStore {
     }
 
     /// Makes changes and saves them in one transaction. When `changes` or the save throws, nothing is
-    /// saved and the context is rolled back to its last save.
+    /// saved and the context is rolled back to its last save. Do not call `write` inside `changes`: the
+    /// inner call saves on its own, and the outer one cannot take that back.
     ///
     /// - Returns: What `changes` returns.
     @discardableResult

@@ -13,12 +13,13 @@ import Observation
 /// ```
 ///
 /// `Query` is `Observable`: `withObservationTracking` on ``results`` hears of every update, and on
-/// ``filter`` of each change to it. Use it in the isolation it was created in.
+/// ``filter`` of each change to it. Use it in the isolation it was created in; made on an actor (the
+/// main actor in an app), it updates there by itself.
 public final class Query<T: Queryable>: Observable {
     /// The data store the query reads.
     public let dataStore: DataStore
-    /// The observer behind the query: its ``ResultsObserver/lastUpdate`` says what each update changed.
-    public let observer: ResultsObserver<T.Filter.ResultType, Never>
+    /// The observer behind the query (its descriptor is the filter's: not for changing).
+    let observer: ResultsObserver<T.Filter.ResultType, Never>
     private let registrar = ObservationRegistrar()
     private var currentFilter: T.Filter
 
@@ -49,8 +50,16 @@ public final class Query<T: Queryable>: Observable {
     /// The values matching the filter now, made as they are read.
     public var results: QueryResults<T> { QueryResults(observer.results) }
 
+    /// What the latest update changed (see ``ResultsObserver/lastUpdate``).
+    public var lastUpdate: ResultsDifference<Never>? { observer.lastUpdate }
+
+    /// The error of the latest run of the query, if it failed (a new filter whose query the store
+    /// refused: the results stay as they were); `nil` after one that succeeded.
+    public var lastError: (any Error)? { observer.lastError }
+
     /// The results after each update, starting with the current ones: for code that does not use
-    /// Observation. Read it in the query's isolation; it ends when the query is released.
+    /// Observation. Read it in the query's isolation; it ends when the query is released. A query made
+    /// outside any actor updates only when ``results`` is read: make it on an actor to stream.
     public func updates() -> QueryUpdates<T> { QueryUpdates(base: observer.updates()) }
 }
 

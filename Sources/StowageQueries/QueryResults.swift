@@ -22,6 +22,20 @@ public struct QueryResults<T: Queryable>: RandomAccessCollection {
         return T(result: models[position])
     }
 
+    /// Iterates the values batch by batch (a `for` loop); a model deleted since the results were
+    /// counted is skipped. Reading by position (the subscript, and `Collection` methods such as `map`
+    /// that read by position) stops the program at such a model, as `FetchResultsCollection` does.
+    public func makeIterator() -> Iterator { Iterator(models: models?.makeIterator()) }
+
+    /// The iterator of ``QueryResults``: the models' iterator, each model made into a value.
+    public struct Iterator: IteratorProtocol {
+        var models: FetchResultsCollection<T.Filter.ResultType>.Iterator?
+
+        public mutating func next() -> T? {
+            models?.next().map(T.init(result:))
+        }
+    }
+
     /// The model behind the value at `position`, for the data layer (to change or delete it).
     public func model(at position: Int) -> T.Filter.ResultType {
         guard let models else { preconditionFailure("QueryResults index out of range") }

@@ -1,6 +1,6 @@
 /// A value made from a model: what the rest of an app reads instead of the model itself (seed 003's
-/// `Queryable`). Values are immutable snapshots, safe to hand to any code; the model stays in the data
-/// layer.
+/// `Queryable`). Values are immutable snapshots of their model when made; the model stays in the data
+/// layer. Make yours `Sendable` (plain stored properties) to hand them across isolation boundaries.
 ///
 /// ```swift
 /// struct Contact: Queryable {

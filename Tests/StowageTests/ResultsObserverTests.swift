@@ -148,6 +148,47 @@ struct ResultsObserverTests {
         #expect(try await eventually { observer.current.results.count == 1 }, "\(String(describing: observer.lastError))")
     }
 
+    @Test func aDescriptorWhoseQueryFailsKeepsTheResultsAndTheNextChangesRunTheQueryAgain() throws {
+        let container = try inMemoryContainer(Item.self)
+        let context = ModelContext(container)
+        context.requiresSQLTranslation = true
+        try save([("a", 1), ("b", 2)], in: context)
+        let observer = try ResultsObserver<Item, Never>(sortBy: [SortDescriptor(\.value)], modelContext: context)
+        #expect(names(observer.results) == ["a", "b"])
+        // Strict mode refuses a predicate that Swift would have to evaluate: the query fails.
+        observer.filterBy = #Predicate { $0.tags.contains("b") }
+        #expect(observer.lastError != nil)
+        #expect(names(observer.results) == ["a", "b"], "the previous results stay")
+        // A save while the descriptor cannot run: still the previous results, the error again, no crash.
+        try save([("c", 0)], in: ModelContext(container))
+        #expect(names(observer.results) == ["a", "b"])
+        #expect(observer.lastError != nil)
+        observer.filterBy = #Predicate { $0.value > 0 }
+        #expect(observer.lastError == nil)
+        #expect(names(observer.results) == ["a", "b"])
+        try save([("d", 3)], in: ModelContext(container))
+        #expect(names(observer.results) == ["a", "b", "d"])
+    }
+
+    @Test func settingTheDescriptorTurnsFollowingUnsavedChangesOnAndOff() throws {
+        let container = try inMemoryContainer(Item.self)
+        let context = ModelContext(container)
+        var descriptor = FetchDescriptor<Item>(sortBy: [SortDescriptor(\.value)])
+        descriptor.includePendingChanges = false
+        let observer = try ResultsObserver(fetchDescriptor: descriptor, modelContext: context)
+        context.insert(Item(name: "unsaved", value: 1))
+        #expect(observer.results.isEmpty)
+        descriptor.includePendingChanges = true
+        observer.fetchDescriptor = descriptor
+        #expect(names(observer.results) == ["unsaved"])
+        context.insert(Item(name: "later", value: 2))
+        #expect(names(observer.results) == ["unsaved", "later"], "follows the context's changes from now on")
+        descriptor.includePendingChanges = false
+        observer.fetchDescriptor = descriptor
+        context.insert(Item(name: "ignored", value: 3))
+        #expect(observer.results.isEmpty)
+    }
+
     @Test func anUpdateInPlaceReadsSortColumnsInTheSortsOrderEvenWhenTheyAreEveryColumn() throws {
         // The sort reads every attribute, in another order than the entity's: the changed row's values
         // must come back in the sort's order (a full-row read would swap them).

@@ -52,6 +52,9 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     var current: Published
     private var changesPendingInContext = false
     private var isUpdating = false
+    /// Whether the descriptor changed and its query has not run since (it failed): the next update
+    /// plans and runs the query instead of updating the listing in place.
+    private var needsRerun = false
     private var streams: [UUID: AsyncStream<ResultsUpdates<Element, SectionTitle>.Handoff>.Continuation] = [:]
 
     /// Creates an observer; the public initializers (SwiftData's) are in the extensions below.
@@ -79,9 +82,12 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         current.difference = ResultsDifference(
             results: CollectionDifference([])!, updated: [], sectionTitles: section == nil ? nil : CollectionDifference([])!, sections: [:])
         signal.observer = self
-        if descriptor.includePendingChanges {
-            context.pendingChangeListeners[ObjectIdentifier(self)] = PendingChangeListenerReference(listener: self)
-        }
+        followPendingChanges(descriptor.includePendingChanges)
+    }
+
+    /// Follows the context's unsaved changes, or stops (the descriptor's `includePendingChanges`).
+    private func followPendingChanges(_ follow: Bool) {
+        modelContext.pendingChangeListeners[ObjectIdentifier(self)] = follow ? PendingChangeListenerReference(listener: self) : nil
     }
 
     deinit {
@@ -140,6 +146,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
                 descriptor = newValue
                 if let section { descriptor.sortBy = section.prepended(to: newValue.sortBy) }
             }
+            followPendingChanges(newValue.includePendingChanges)
             rerun()
         }
     }
@@ -222,6 +229,10 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     /// not use Observation (a server pushing deltas to its clients). Read it in the observer's
     /// isolation; it ends when the observer is released or the reading task is cancelled.
     ///
+    /// An observer made outside any actor updates only when ``results`` or ``sections`` is read, so its
+    /// sequence yields nothing after the first snapshot until then: make the observer on an actor (the
+    /// main actor, a ``ModelActor``) to stream its updates.
+    ///
     /// ```swift
     /// for await snapshot in observer.updates() {
     ///     send(snapshot.difference)
@@ -264,26 +275,33 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     private func update(_ saved: SavedChanges?, local: Bool) {
         isUpdating = true
         defer { isUpdating = false }
-        // The differences read the old keys and sections, never the old sort values: without them, the
-        // in-place update changes the listing's sort values where they are.
-        var old = listing
-        old.sortValues = []
+        // The in-place update changes a copy of the listing, published below with the results. The
+        // listing keeps its keys and sections for what Observation's callbacks read meanwhile, and for
+        // the difference; its sort values move to the copy, which then changes them where they are.
+        var working = listing
+        listing.sortValues = []
+        let old = listing
         let new: Listing
         var known: ResultsDiffing.Changes?
         do {
-            if saved == nil {
+            if saved == nil || needsRerun {
+                needsRerun = true
                 shape = try Shape(descriptor, entity: entity, context: modelContext)
                 inbox.setInterest(shape.dependencies)
             }
             modelContext.processInbox()
-            if let saved, !local, let changes = try updateInPlace(&listing, after: saved) {
-                new = listing
+            if let saved, !local, !needsRerun, let changes = try updateInPlace(&working, after: saved) {
+                new = working
                 known = changes
             } else {
+                listing.sortValues = working.sortValues
                 new = try runQuery()
+                needsRerun = false
             }
             lastError = nil
         } catch {
+            // `working` is unchanged when the in-place update fails: it reads before it changes anything.
+            listing.sortValues = working.sortValues
             lastError = error
             ResultsObserverLog.logger.error("ResultsObserver<\(Element.self)> could not update its results: \(error)")
             return
@@ -328,7 +346,9 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         guard !streams.isEmpty else { return }
         let snapshot = ResultsUpdates<Element, SectionTitle>.Handoff(
             ResultsSnapshot(results: current.results, sections: currentSections(), difference: difference))
-        for continuation in streams.values { continuation.yield(snapshot) }
+        for (key, continuation) in streams {
+            if case .terminated = continuation.yield(snapshot) { streams[key] = nil }
+        }
     }
 
     /// The identifier of a key of `listings` (an unsaved model's key is in its listing's `pending`).

@@ -17,18 +17,19 @@ public enum Contacts {
     /// - Returns: The exit status: 0 on success, 1 when an operation fails, 64 for a usage error.
     @MainActor
     public static func runAsync(_ arguments: [String], console: Console = .standard) async -> Int32 {
-        await runAsync(arguments, console: console, input: standardInputLines())
+        await runAsync(arguments, console: console, input: standardInputLines)
     }
 
-    /// Runs one command line, `search` reading its searches from `input`.
+    /// Runs one command line, `search` reading its searches from `input()` (called only by `search`:
+    /// the other commands leave standard input to whoever comes next).
     @MainActor
-    static func runAsync(_ arguments: [String], console: Console, input: AsyncStream<String>) async -> Int32 {
+    static func runAsync(_ arguments: [String], console: Console, input: () -> AsyncStream<String>) async -> Int32 {
         do {
             let invocation = try Invocation(parsing: arguments)
             switch invocation.command {
             case .search:
                 let store = try openDataStore(at: storeURL(invocation.storePath))
-                try await Search(store: store, console: console).run(input)
+                try await Search(store: store, console: console).run(input())
             case .demo:
                 try await Demo(storeURL: storeURL(invocation.storePath), console: console).run()
             default:

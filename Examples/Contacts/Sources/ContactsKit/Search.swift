@@ -5,7 +5,9 @@ import StowageQueries
 /// The `search` command: search as you type (seed 003's mutable filter). Each line of input becomes
 /// the live query's `filter.searchString`, and the matches are printed; whenever the store changes —
 /// this program, another `contacts add`, any process saving to the file — the matches are printed
-/// again after a line `-- the contacts changed`. Nothing polls: the query's observer is told of saves.
+/// again after a line `-- the contacts changed`. The query's observer is told of this process's saves
+/// as they happen, and of other processes' by Stowage's change watcher (which checks the file's
+/// `data_version` every 20 ms); the loop below only waits.
 @MainActor
 struct Search {
     let store: DataStore

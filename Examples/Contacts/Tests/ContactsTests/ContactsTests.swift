@@ -73,6 +73,23 @@ import Testing
         #expect(await contacts("help").transcript.output == [Invocation.usage])
     }
 
+    @Test func onlySearchReadsStandardInput() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = directory.path("c.store")
+        var reads = 0
+        let input: () -> AsyncStream<String> = {
+            reads += 1
+            return AsyncStream { $0.finish() }
+        }
+        for arguments in [["add", "Ada"], ["list"], ["fill", "3"], ["help"]] {
+            _ = await Contacts.runAsync(["--store", store] + arguments, console: Transcript().console, input: input)
+        }
+        #expect(reads == 0, "a command other than search leaves standard input to the next program")
+        #expect(await Contacts.runAsync(["--store", store, "search"], console: Transcript().console, input: input) == 0)
+        #expect(reads == 1)
+    }
+
     @Test func fillAddsGeneratedContactsInBatches() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -93,7 +110,7 @@ import Testing
 
         let transcript = Transcript()
         let (input, typing) = AsyncStream.makeStream(of: String.self)
-        let search = Task { await Contacts.runAsync(["--store", url.path, "search"], console: transcript.console, input: input) }
+        let search = Task { await Contacts.runAsync(["--store", url.path, "search"], console: transcript.console, input: { input }) }
         typing.yield("ada")
         #expect(try await eventually { transcript.output.last == "  Ada Lovelace" })
         // Another container on the file (as another process would) adds a match: shown by itself.

@@ -25,7 +25,7 @@ func contacts(_ arguments: String..., input: [String] = []) async -> (status: In
     let (lines, continuation) = AsyncStream.makeStream(of: String.self)
     input.forEach { continuation.yield($0) }
     continuation.finish()
-    let status = await Contacts.runAsync(arguments, console: transcript.console, input: lines)
+    let status = await Contacts.runAsync(arguments, console: transcript.console, input: { lines })
     return (status, transcript)
 }
 
