@@ -54,12 +54,24 @@ struct Demo {
         let newcomer = ContactModel(givenName: Self.arriving.0, familyName: Self.arriving.1)
         try other.write { $0.insert(newcomer) }
         added.append(newcomer.persistentModelID)
-        while let results = await updates.next(isolation: #isolation) {
-            guard results.count != before else { continue }
-            say("   The query's results changed from \(Report.count(before)) to \(Report.count(results.count)):")
-            Report.matches(results, search: Self.typed[1], indent: "   ").dropFirst().forEach(say)
-            break
+        // Waits for the update, for ten seconds at most (cancelling this wait ends the iteration).
+        let waiting = Task { @MainActor () -> ([String], Int)? in
+            while let results = await updates.next(isolation: #isolation) {
+                guard results.count != before else { continue }
+                return (Array(Report.matches(results, search: Self.typed[1], indent: "   ").dropFirst()), results.count)
+            }
+            return nil
         }
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(10))
+            waiting.cancel()
+        }
+        defer { timeout.cancel() }
+        guard let (lines, arrived) = await waiting.value else {
+            throw ContactsError(.store, "the live query was not told of the other container's save within 10 seconds.")
+        }
+        say("   The query's results changed from \(Report.count(before)) to \(Report.count(arrived)):")
+        lines.forEach(say)
 
         console.writeStep(5, "Filters are Codable: a search saved as JSON and restored")
         let encoder = JSONEncoder()
