@@ -17,6 +17,9 @@ public final class DataStore {
     /// The context that queries read and ``write(_:)`` changes (the seed's `viewContext`).
     public let viewContext: ModelContext
 
+    /// How many models ``fetch(_:as:)`` loads at a time: the most Stowage's iteration reads per batch.
+    private static let batchSize = 256
+
     /// A data store over `container`, with a new context.
     public init(container: ModelContainer) {
         self.container = container
@@ -39,7 +42,7 @@ public final class DataStore {
     /// store sorts them all), every model when part of its predicate runs in Swift. For millions of
     /// sorted matches, a ``Query`` reads page by page instead.
     public func fetch<T: Queryable>(_ filter: T.Filter, as type: T.Type = T.self) throws -> QueryResults<T> {
-        QueryResults(try viewContext.fetch(filter.fetchDescriptor(self), batchSize: ModelContext.defaultBatchSize))
+        QueryResults(try viewContext.fetch(filter.fetchDescriptor(self), batchSize: Self.batchSize))
     }
 
     /// The number of models matching `filter`.
@@ -63,9 +66,4 @@ public final class DataStore {
             throw error
         }
     }
-}
-
-extension ModelContext {
-    /// The batch size of ``DataStore`` fetches and ``QueryResults``.
-    static let defaultBatchSize = 256
 }
