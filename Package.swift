@@ -109,6 +109,19 @@ let package = Package(
             name: "TodoTests", dependencies: ["TodoKit", "ExampleTestSupport"],
             path: "Examples/Todo/Tests/TodoTests"),
         .testTarget(name: "StowageQueriesTests", dependencies: ["StowageQueries"]),
+
+        // The reliability suite (RELIABILITY.md): scenarios in a library, a command that runs them at full
+        // size (and is the child process of the crash, fault and multi-process scenarios), quick variants
+        // as tests. CStowageFaults is a fault-injecting SQLite VFS.
+        .target(
+            name: "CStowageFaults", path: "Reliability/Sources/CStowageFaults",
+            linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(
+            name: "ReliabilityKit",
+            dependencies: ["Stowage", "CStowageFaults", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Reliability/Sources/ReliabilityKit"),
+        .executableTarget(name: "stowage-reliability", dependencies: ["ReliabilityKit"], path: "Reliability/Sources/stowage-reliability"),
+        .testTarget(name: "ReliabilityTests", dependencies: ["ReliabilityKit"], path: "Reliability/Tests/ReliabilityTests"),
     ],
     swiftLanguageModes: [.v6]
 )

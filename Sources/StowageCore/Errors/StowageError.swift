@@ -1,4 +1,5 @@
 import Foundation
+import GRDBSQLite
 
 /// An error thrown by Stowage: a code to switch on, a message that says what to fix, and the context
 /// it happened in (entity, property, SQL statement, SQLite result code, underlying error).
@@ -50,7 +51,8 @@ public struct StowageError: Error, CustomStringConvertible, Hashable, @unchecked
         public static let deletedModel = Code("deletedModel")
         /// A model of another context or container is used.
         public static let foreignModel = Code("foreignModel")
-        /// `save()` on a configuration created with `allowsSave: false`.
+        /// `save()` on a configuration created with `allowsSave: false`, or on a store whose file or
+        /// directory this process cannot write (permissions, a read-only file system): nothing was written.
         public static let readOnlyStore = Code("readOnlyStore")
         /// A UNIQUE, NOT NULL or foreign key constraint failed on save.
         public static let constraintViolation = Code("constraintViolation")
@@ -79,6 +81,14 @@ public struct StowageError: Error, CustomStringConvertible, Hashable, @unchecked
         /// Another connection or process kept the store's write lock longer than the configuration's
         /// `busyTimeout`; nothing was written.
         public static let storeBusy = Code("storeBusy")
+        /// The disk holding the store is full (SQLite's `SQLITE_FULL`); nothing was written and the context
+        /// keeps its changes: free space, then save again.
+        public static let diskFull = Code("diskFull")
+        /// The operating system failed a read, write or sync of the store's files (SQLite's `SQLITE_IOERR`);
+        /// a save that reports it wrote nothing.
+        public static let ioError = Code("ioError")
+        /// SQLite could not allocate memory (`SQLITE_NOMEM`); a save that reports it wrote nothing.
+        public static let outOfMemory = Code("outOfMemory")
         /// A configuration asks for CloudKit sync (`cloudKitDatabase: .private(_:)`), which Stowage does not do.
         public static let cloudKitUnavailable = Code("cloudKitUnavailable")
 
@@ -170,6 +180,46 @@ public struct StowageError: Error, CustomStringConvertible, Hashable, @unchecked
         if let sqliteCode { parts.append("SQLite code: \(sqliteCode)") }
         if let sql { parts.append("SQL: \(sql)") }
         return parts.joined(separator: "; ")
+    }
+}
+
+extension StowageError {
+    /// An error for a failure SQLite reported with the extended result code `extended`: the kinds a
+    /// caller handles on their own (disk full, I/O error, out of memory, read-only, busy, damaged file,
+    /// constraint) get their code and a sentence saying what to do; any other is `fallback`.
+    /// - Parameter what: what failed and what that means for the data, e.g. "The save failed and nothing
+    ///   was written".
+    static func sqlite(
+        _ extended: Int32, _ fallback: Code, _ what: String, message: String, sql: String? = nil,
+        underlying: (any Error)? = nil
+    ) -> StowageError {
+        let code = Code(sqlite: extended, else: fallback)
+        let advice = switch code {
+        case .diskFull: " The disk holding the store is full: free space, then try again."
+        case .ioError: " The operating system reported an I/O error on the store's files."
+        case .outOfMemory: " SQLite could not allocate memory."
+        case .readOnlyStore: " The store's file or its directory cannot be written by this process (permissions or a read-only file system); reading still works."
+        case .notADatabase: " The store file is damaged."
+        default: ""
+        }
+        return StowageError(code, "\(what): \(message).\(advice)", sql: sql, sqliteCode: extended, underlying: underlying)
+    }
+}
+
+extension StowageError.Code {
+    /// The code of a failure SQLite reported with the extended result code `extended`, or `fallback`
+    /// for the kinds that have no code of their own.
+    init(sqlite extended: Int32, else fallback: Self) {
+        switch extended & 0xff {
+        case SQLITE_FULL: self = .diskFull
+        case SQLITE_NOMEM: self = .outOfMemory
+        case SQLITE_IOERR: self = extended == SQLITE_IOERR | (12 << 8) /* SQLITE_IOERR_NOMEM */ ? .outOfMemory : .ioError
+        case SQLITE_READONLY: self = .readOnlyStore
+        case SQLITE_BUSY: self = .storeBusy
+        case SQLITE_CORRUPT, SQLITE_NOTADB: self = .notADatabase
+        case SQLITE_CONSTRAINT: self = .constraintViolation
+        default: self = fallback
+        }
     }
 }
 

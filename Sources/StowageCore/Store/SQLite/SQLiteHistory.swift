@@ -401,9 +401,9 @@ extension SQLiteStore {
                 try Self.deleteHistory(transactions, newest: newest, db)
             }
         } catch let error as DatabaseError {
-            throw StowageError(
-                .saveFailed, "Deleting history failed and nothing was deleted: \(error.message ?? "\(error)")",
-                sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
+            throw StowageError.sqlite(
+                error.extendedResultCode.rawValue, .saveFailed, "Deleting history failed and nothing was deleted",
+                message: error.message ?? "\(error)", sql: error.sql, underlying: error)
         }
     }
 

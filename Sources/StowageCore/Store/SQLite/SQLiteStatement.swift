@@ -86,15 +86,13 @@ enum SQLiteStatement {
     }
 
     /// The error SQLite reports for a statement that failed, as a ``StowageError``: a failed read is
-    /// `.fetchFailed`, a failed write `.saveFailed` (or `.constraintViolation`).
+    /// `.fetchFailed`, a failed write `.saveFailed`, unless SQLite's code has a code of its own
+    /// (`.constraintViolation`, `.diskFull`, `.ioError`, `.outOfMemory`, `.readOnlyStore`…).
     static func error(of statement: OpaquePointer) -> StowageError {
         let connection = sqlite3_db_handle(statement)
         let extended = sqlite3_extended_errcode(connection)
         let message = sqlite3_errmsg(connection).map { String(cString: $0) } ?? "unknown SQLite error"
-        let code: StowageError.Code =
-            if (extended & 0xff) == SQLITE_CONSTRAINT { .constraintViolation }
-            else if sqlite3_stmt_readonly(statement) != 0 { .fetchFailed }
-            else { .saveFailed }
+        let code = StowageError.Code(sqlite: extended, else: sqlite3_stmt_readonly(statement) != 0 ? .fetchFailed : .saveFailed)
         return StowageError(code, message, sql: sqlite3_sql(statement).map { String(cString: $0) }, sqliteCode: extended)
     }
 }

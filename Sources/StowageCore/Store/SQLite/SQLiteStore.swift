@@ -270,9 +270,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                     "The file \(path) is not a valid SQLite database (\(reason)). Move it away or choose another URL; Stowage did not modify it.",
                     sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
             }
-            return StowageError(
-                .storeOpenFailed, "Cannot open the store at \(path): \(reason)",
-                sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
+            return StowageError.sqlite(
+                error.extendedResultCode.rawValue, .storeOpenFailed, "Cannot open the store at \(path)",
+                message: reason, sql: error.sql, underlying: error)
         }
         return StowageError(.storeOpenFailed, "Cannot open the store at \(path): \(error)", underlying: error)
     }
@@ -357,9 +357,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         } catch let error as StowageError {
             throw error
         } catch let error as DatabaseError {
-            throw StowageError(
-                .fetchFailed, error.message ?? "\(error)", sql: fragment.sql,
-                sqliteCode: error.extendedResultCode.rawValue, underlying: error)
+            throw StowageError.sqlite(
+                error.extendedResultCode.rawValue, .fetchFailed, "The fetch failed", message: error.message ?? "\(error)",
+                sql: fragment.sql, underlying: error)
         }
     }
 
@@ -394,7 +394,15 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             historyTablesExist.store(true, ordering: .releasing)
             return result
         } catch var error as StowageError {
-            if error.code == .saveFailed || error.code == .constraintViolation || error.code == .saveConflict {
+            if let sqliteCode = error.sqliteCode, error.code != .constraintViolation {
+                // A statement that failed (`SQLiteStatement.error(of:)`): SQLite's message, with what it means.
+                let entityName = error.entityName
+                error = StowageError.sqlite(
+                    sqliteCode, error.code == .fetchFailed ? .saveFailed : error.code,
+                    "The save failed and nothing was written", message: error.message, sql: error.sql,
+                    underlying: error.underlying)
+                error.entityName = entityName
+            } else if error.code == .saveFailed || error.code == .constraintViolation || error.code == .saveConflict {
                 error = StowageError(
                     error.code, "The save failed and nothing was written: \(error.message)",
                     entityName: error.entityName, sql: error.sql, sqliteCode: error.sqliteCode, underlying: error.underlying)
@@ -406,9 +414,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 "The save waited \(busyTimeout) s for another connection or process to finish writing to the store, and gave up; nothing was written and the context keeps its changes. Save again, or raise ModelConfiguration.busyTimeout.",
                 sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
         } catch let error as DatabaseError {
-            throw StowageError(
-                .saveFailed, "The save failed and nothing was written: \(error.message ?? "\(error)")",
-                sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
+            throw StowageError.sqlite(
+                error.extendedResultCode.rawValue, .saveFailed, "The save failed and nothing was written",
+                message: error.message ?? "\(error)", sql: error.sql, underlying: error)
         }
     }
 
@@ -428,9 +436,10 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 }
             }
         } catch let error as DatabaseError {
-            throw StowageError(
-                .saveFailed, "Deleting the data of the store at \(path ?? "in memory") failed and nothing was deleted: \(error.message ?? "\(error)")",
-                sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
+            throw StowageError.sqlite(
+                error.extendedResultCode.rawValue, .saveFailed,
+                "Deleting the data of the store at \(path ?? "in memory") failed and nothing was deleted",
+                message: error.message ?? "\(error)", sql: error.sql, underlying: error)
         }
         erased += schema.entities.map(\.name)
     }

@@ -1,0 +1,1 @@
+#include "stowage_faults.h"
