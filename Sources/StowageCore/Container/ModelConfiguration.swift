@@ -19,6 +19,10 @@ public struct ModelConfiguration: Hashable, Identifiable, Sendable, CustomDebugS
     /// Whether the store lives in memory only and disappears with the container.
     public let isStoredInMemoryOnly: Bool
     /// Whether contexts may save to the store. `save()` throws `.readOnlyStore` when `false`.
+    ///
+    /// A store that allows saving but whose file this process cannot write (permissions, a read-only
+    /// directory or file system) opens read-only: fetching works, and `save()` throws `.readOnlyStore`
+    /// saying why. Such a store is not migrated: one that needs a migration fails to open.
     public let allowsSave: Bool
     /// The models this configuration's store holds, or `nil` for the container's models that no other
     /// configuration names (all of them when the container has one configuration).

@@ -20,10 +20,11 @@ public final class ModelContainer: Sendable {
     public nonisolated(unsafe) let migrationPlan: (any SchemaMigrationPlan.Type)?
 
     let store: any ModelStore
-    /// Whether any configuration allows saving.
-    let allowsSave: Bool
-    /// With several configurations, the entities of those that do not allow saving.
-    let readOnlyEntities: Set<String>
+    /// Why saves are refused: `nil` when some store can save, else the reason of the first store (its
+    /// configuration has `allowsSave: false`, or this process cannot write its file).
+    let saveRefusal: String?
+    /// With several configurations, why the entities of stores that cannot save cannot, by entity name.
+    let readOnlyEntities: [String: String]
     private let inboxes = Locked<[ObjectIdentifier: ContextInbox]>([:])
     /// The readers of ``changes()``.
     let subscribers = Locked<[UUID: AsyncStream<ModelChanges>.Continuation]>([:])
@@ -89,19 +90,27 @@ public final class ModelContainer: Sendable {
         }
         let assignments = try Self.assign(givenSchema, to: configurations)
         var stores: [(store: SQLiteStore, entities: [String])] = []
-        var readOnly: Set<String> = []
+        var refusals: [String] = []
+        var readOnly: [String: String] = [:]
         for (configuration, schema) in assignments {
             let store = try SQLiteStore(
                 schema: schema, url: configuration.isStoredInMemoryOnly ? nil : configuration.url,
                 allowsSave: configuration.allowsSave, migrationPlan: migrationPlan, partial: assignments.count > 1,
                 busyTimeout: configuration.busyTimeout, recordsHistory: configuration.recordsHistory)
             stores.append((store, schema.entities.map(\.name)))
-            if !configuration.allowsSave { readOnly.formUnion(schema.entities.map(\.name)) }
+            let refusal: String? =
+                if !configuration.allowsSave { "created with allowsSave: false" }
+                else if let reason = store.unwritableReason { "opened read-only: \(reason)" }
+                else { nil }
+            if let refusal {
+                refusals.append("The configuration \(configuration.name) was \(refusal)")
+                for entity in schema.entities { readOnly[entity.name] = refusal }
+            }
         }
         self.schema = givenSchema
         self.configurations = Set(configurations)
-        self.allowsSave = configurations.contains { $0.allowsSave }
-        self.readOnlyEntities = configurations.count > 1 ? readOnly : []
+        self.saveRefusal = refusals.count == assignments.count ? refusals.first : nil
+        self.readOnlyEntities = assignments.count > 1 ? readOnly : [:]
         self.migrationPlan = migrationPlan
         self.store = stores.count == 1 ? stores[0].store : StoreRouter(stores)
         for (store, _) in stores {
@@ -179,8 +188,8 @@ public final class ModelContainer: Sendable {
     init(schema: Schema, store: any ModelStore) {
         self.schema = schema
         self.configurations = []
-        self.allowsSave = true
-        self.readOnlyEntities = []
+        self.saveRefusal = nil
+        self.readOnlyEntities = [:]
         self.migrationPlan = nil
         self.store = store
     }

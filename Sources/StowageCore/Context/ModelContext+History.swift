@@ -32,8 +32,8 @@ extension ModelContext {
     /// try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token < oldestClientToken }))
     /// ```
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
-        guard container.allowsSave else {
-            throw StowageError(.readOnlyStore, "This container's configuration was created with allowsSave: false, so its history cannot be deleted. Nothing was deleted.")
+        if let refusal = container.saveRefusal {
+            throw StowageError(.readOnlyStore, "\(refusal), so its history cannot be deleted. Nothing was deleted.")
         }
         let selected = try selectHistory(Self.defaultDescriptor(descriptor), withChanges: false)
         for store in container.store.sqliteStores {

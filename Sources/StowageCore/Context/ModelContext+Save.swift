@@ -6,7 +6,9 @@ extension ModelContext {
     /// Only the columns of changed properties are written. An inserted model whose unique attribute (or
     /// `#Unique` group) matches a stored row updates that row instead (SwiftData's upsert).
     ///
-    /// - Throws: ``StowageError``: `.readOnlyStore` for a configuration with `allowsSave: false`,
+    /// - Throws: ``StowageError``: `.readOnlyStore` for a configuration with `allowsSave: false` or a
+    ///   store file this process cannot write, `.diskFull`, `.ioError` or `.outOfMemory` when the system
+    ///   fails the write, `.storeBusy` when another writer keeps the store locked past the busy timeout,
     ///   `.constraintViolation` or `.saveFailed` when the store refuses the changes, `.saveConflict` when a
     ///   changed model's row was deleted by another context or process since it was read, or the misuse recorded
     ///   by `insert` (`.deletedModel`, `.unknownModelType`, `.foreignModel`). When a save throws, nothing
@@ -21,10 +23,8 @@ extension ModelContext {
             throw error
         }
         guard hasChanges else { return }
-        guard container.allowsSave else {
-            throw StowageError(
-                .readOnlyStore,
-                "This container's configuration was created with allowsSave: false, so its contexts cannot save. Nothing was written.")
+        if let refusal = container.saveRefusal {
+            throw StowageError(.readOnlyStore, "\(refusal), so its contexts cannot save. Nothing was written; the context keeps its changes.")
         }
         if !container.readOnlyEntities.isEmpty { try checkWritable() }
         // Nothing below changes the context until the store has committed: a failed save leaves the
@@ -194,16 +194,18 @@ extension ModelContext {
         }
     }
 
-    /// Refuses a save that changes models of a configuration created with `allowsSave: false`, in a
-    /// container whose other configurations can save.
+    /// Refuses a save that changes models of a store that cannot save (its configuration has
+    /// `allowsSave: false`, or its file cannot be written), in a container whose other stores can.
     private func checkWritable() throws {
         let models = inserted.models + changed.models + deleted.models
-        guard let entity = models.lazy.compactMap({ $0.persistentBackingData.entity }).first(where: { container.readOnlyEntities.contains($0.name) }) else {
+        guard let entity = models.lazy.compactMap({ $0.persistentBackingData.entity }).first(where: { container.readOnlyEntities[$0.name] != nil }),
+            let refusal = container.readOnlyEntities[entity.name]
+        else {
             return
         }
         throw StowageError(
             .readOnlyStore,
-            "\(entity.name) is stored by a configuration created with allowsSave: false, so its changes cannot be saved. Nothing was written.",
+            "\(entity.name) is stored by a configuration \(refusal), so its changes cannot be saved. Nothing was written; the context keeps its changes.",
             entityName: entity.name)
     }
 }

@@ -64,7 +64,7 @@ final class SQLiteReader {
 
     init(path: String, trace: SQLiteTrace?, busyTimeout: TimeInterval) throws {
         var connection: OpaquePointer?
-        let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI  // a path that is no `file:` URI is a path
         let result = sqlite3_open_v2(path, &connection, flags, nil)
         guard result == SQLITE_OK, let connection else {
             let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "code \(result)"

@@ -16,6 +16,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     let busyTimeout: TimeInterval
     /// The store file, or `nil` for an in-memory store.
     let path: String?
+    /// Why a store whose configuration allows saving was opened read-only: its file, or the directory
+    /// SQLite creates the `-wal` and `-shm` files in, cannot be written by this process. `nil` otherwise.
+    let unwritableReason: String?
     let writer: any DatabaseWriter
     /// The read connections of a file store; `nil` in memory, where reads use the writer's connection.
     private let readers: SQLiteReaderPool?
@@ -87,6 +90,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     init(schema: Schema, migrating db: Database, queue: DatabaseQueue, identifier: String) {
         self.schema = schema
         self.path = nil
+        self.unwritableReason = nil
         self.writer = queue
         self.readers = nil
         self.migrationConnection = db
@@ -112,6 +116,14 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             let path = url.path
             self.path = path
             let exists = try Self.prepareFile(at: path, create: allowsSave)
+            let unwritable = exists ? Self.unwritable(path) : nil
+            unwritableReason = allowsSave ? unwritable?.reason : nil
+            let allowsSave = allowsSave && unwritableReason == nil
+            // A WAL store in a directory this process cannot write, with no -wal file beside it, is read
+            // as an immutable file: SQLite cannot create the -wal and -shm files a reader needs, and no
+            // one writes to a WAL store without creating them (see ModelConfiguration.allowsSave).
+            let openPath = unwritable?.inDirectory == true && !FileManager.default.fileExists(atPath: path + "-wal")
+                && sqlite3_compileoption_used("USE_URI") != 0 ? Self.immutableURI(path) : path
             guard exists || allowsSave else {
                 throw StowageError(
                     .storeNotFound,
@@ -128,29 +140,34 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                     }
                     // Other errors are Stowage's own or thrown by a migration stage's code: as they are.
                 }
-                try Self.checkExistingStore(schema, at: path, busyTimeout: busyTimeout)
+                try Self.checkExistingStore(schema, at: openPath, busyTimeout: busyTimeout)
             }
             // A store that cannot save is opened read-only, so that opening it writes nothing either
             // (GRDB's WAL set-up commits a transaction).
             configuration.readonly = !allowsSave
             do {
-                let pool = try DatabasePool(path: path, configuration: configuration)
-                if !configuration.readonly {
-                    // GRDB's WAL set-up runs after `prepareDatabase` and lowers the writer to NORMAL.
-                    try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+                if openPath != path {
+                    writer = try DatabaseQueue(path: openPath, configuration: configuration)
+                } else {
+                    let pool = try DatabasePool(path: path, configuration: configuration)
+                    if !configuration.readonly {
+                        // GRDB's WAL set-up runs after `prepareDatabase` and lowers the writer to NORMAL.
+                        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+                    }
+                    writer = pool
                 }
-                writer = pool
-                readers = SQLiteReaderPool(path: path, trace: trace, busyTimeout: busyTimeout)
+                readers = SQLiteReaderPool(path: openPath, trace: trace, busyTimeout: busyTimeout)
             } catch {
                 throw Self.openError(error, path: path)
             }
         } else {
             self.path = nil
+            unwritableReason = nil
             writer = try DatabaseQueue(configuration: configuration)
             readers = nil
         }
         do {
-            identifier = try SQLiteSchema.prepare(schema, in: writer, path: path, allowsCreation: allowsSave || url == nil)
+            identifier = try SQLiteSchema.prepare(schema, in: writer, path: path, allowsCreation: (allowsSave && unwritableReason == nil) || url == nil)
         } catch let error as StowageError {
             throw error
         } catch {
@@ -236,6 +253,31 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 "Cannot create the store file \(path): the directory \(directory) is not writable. Choose a writable location with ModelConfiguration(url:).")
         }
         return false
+    }
+
+    /// Why this process cannot write the existing store at `path`, or `nil` when it can: the file is
+    /// not writable, or its directory is not and the `-wal` and `-shm` files SQLite needs to write are
+    /// not there, writable, already.
+    /// - Returns: `nil` when this process can write the store; else why not, and whether it is the
+    ///   directory that cannot be written.
+    private static func unwritable(_ path: String) -> (reason: String, inDirectory: Bool)? {
+        if access(path, W_OK) != 0 {
+            return ("the store file \(path) cannot be written by this process (\(String(cString: strerror(errno))))", false)
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        if access(directory.isEmpty ? "." : directory, W_OK) != 0 && (access(path + "-wal", W_OK) != 0 || access(path + "-shm", W_OK) != 0) {
+            return ("the directory \(directory) cannot be written by this process (\(String(cString: strerror(errno)))), and SQLite writes the store's -wal and -shm files there", true)
+        }
+        return nil
+    }
+
+    /// An SQLite URI that opens the file at `path` as immutable.
+    private static func immutableURI(_ path: String) -> String {
+        var components = URLComponents()
+        components.scheme = "file"
+        components.path = path
+        components.queryItems = [URLQueryItem(name: "immutable", value: "1")]
+        return components.string ?? path
     }
 
     /// Checks the tables of an existing store file against the schema through a plain connection that

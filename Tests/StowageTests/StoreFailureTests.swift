@@ -1,0 +1,49 @@
+import Foundation
+import GRDB
+import Stowage
+@testable import StowageCore
+import Testing
+
+/// Failures the system reports while saving (a full disk, a store that cannot be written) reach the
+/// caller as typed errors, and a failed save writes nothing. The reliability suite (Reliability/) runs
+/// the same on a real full tmpfs, through an I/O-fault VFS and as an unprivileged user.
+@Suite("Store failures are typed")
+struct StoreFailureTests {
+    @Test func aSaveThatOutgrowsTheStoresSpaceThrowsDiskFullWritesNothingAndSucceedsOnceThereIsRoom() throws {
+        try withFileStore([Item.self]) { url, open in
+            let container = try open()
+            let context = ModelContext(container)
+            context.insert(Item(name: "first", value: 0))
+            try context.save()
+            let writer = sqliteStore(container).writer
+            // SQLite's page limit reports SQLITE_FULL exactly as a full disk does.
+            let pages = try writer.read { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 }
+            try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA max_page_count = \(pages)") }
+            for index in 0..<200 { context.insert(Item(name: String(repeating: "x", count: 1000), value: index)) }
+            let error = try #require(throws: StowageError.self) { try context.save() }
+            #expect(error.code == .diskFull, "\(error)")
+            #expect(error.message.contains("nothing was written"), "\(error.message)")
+            #expect(error.sqliteCode.map { $0 & 0xff } == 13)  // SQLITE_FULL
+            #expect(context.hasChanges, "the context keeps its changes")
+            #expect(try ModelContext(container).fetchCount(FetchDescriptor<Item>()) == 1, "the failed save wrote nothing")
+
+            try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA max_page_count = 1073741823") }
+            try context.save()
+            #expect(try ModelContext(container).fetchCount(FetchDescriptor<Item>()) == 201)
+        }
+    }
+
+    @Test func sqliteFailuresMapToTheirOwnCodes() {
+        // Extended result codes: the primary code is the low byte.
+        #expect(StowageError.Code(sqlite: 13, else: .saveFailed) == .diskFull)
+        #expect(StowageError.Code(sqlite: 10 | (3 << 8), else: .saveFailed) == .ioError)  // SQLITE_IOERR_WRITE
+        #expect(StowageError.Code(sqlite: 10 | (12 << 8), else: .saveFailed) == .outOfMemory)  // SQLITE_IOERR_NOMEM
+        #expect(StowageError.Code(sqlite: 7, else: .fetchFailed) == .outOfMemory)
+        #expect(StowageError.Code(sqlite: 8 | (6 << 8), else: .saveFailed) == .readOnlyStore)  // SQLITE_READONLY_DIRECTORY
+        #expect(StowageError.Code(sqlite: 11, else: .fetchFailed) == .notADatabase)  // SQLITE_CORRUPT
+        #expect(StowageError.Code(sqlite: 5, else: .saveFailed) == .storeBusy)
+        #expect(StowageError.Code(sqlite: 19 | (8 << 8), else: .saveFailed) == .constraintViolation)
+        #expect(StowageError.Code(sqlite: 1, else: .saveFailed) == .saveFailed, "a plain SQL error keeps the fallback")
+        #expect(StowageError.Code(sqlite: 1, else: .fetchFailed) == .fetchFailed)
+    }
+}
