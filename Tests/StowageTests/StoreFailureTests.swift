@@ -47,3 +47,50 @@ struct StoreFailureTests {
         #expect(StowageError.Code(sqlite: 1, else: .fetchFailed) == .fetchFailed)
     }
 }
+
+@Suite("Failures while saving relationships")
+struct RelationshipReadFailureTests {
+    /// Found by the I/O-fault scenario: a cascade whose relationship could not be read was computed as
+    /// empty, and the save reported success while SQLite's foreign keys deleted the related rows
+    /// without the context, its notifications or the history hearing of them.
+    @Test func aSaveWhoseDeleteRuleCannotReadItsRelationshipThrowsAndWritesNothing() throws {
+        try withFileStore([Budget.self, Expense.self]) { url, open in
+            let container = try open()
+            let setUp = ModelContext(container)
+            let food = Budget(name: "Food", limit: 100)
+            setUp.insert(food)
+            for title in ["bread", "milk"] {
+                let expense = Expense(title: title, amount: 1)
+                setUp.insert(expense)
+                expense.budget = food
+            }
+            try setUp.save()
+
+            let context = ModelContext(container)
+            let budget = try #require(try context.fetch(FetchDescriptor<Budget>()).first)
+            context.delete(budget)  // cascades to its expenses, not loaded yet
+            let writer = sqliteStore(container).writer
+            try writer.writeWithoutTransaction { try $0.execute(sql: #"ALTER TABLE "Expense" RENAME TO "Hidden""#) }
+            let error = try #require(throws: StowageError.self) { try context.save() }
+            #expect(error.message.hasPrefix("The save failed and nothing was written"), "\(error)")
+            #expect(error.propertyName == "expenses", "\(error)")
+            try writer.writeWithoutTransaction { try $0.execute(sql: #"ALTER TABLE "Hidden" RENAME TO "Expense""#) }
+            #expect(try ModelContext(container).fetchCount(FetchDescriptor<Budget>()) == 1, "nothing was written")
+            #expect(try ModelContext(container).fetchCount(FetchDescriptor<Expense>()) == 2)
+
+            try context.save()  // the same save, once the relationship reads
+            #expect(try ModelContext(container).fetchCount(FetchDescriptor<Budget>()) == 0)
+            #expect(try ModelContext(container).fetchCount(FetchDescriptor<Expense>()) == 0)
+            _ = url
+        }
+    }
+
+    /// Found by the out-of-memory scenario: a container whose change watcher could not open its
+    /// connection crashed releasing the watcher's timer, which had never run.
+    @Test func aChangeWatcherThatCannotOpenItsConnectionIsDroppedWithoutCrashing() throws {
+        try withFileStore([Item.self]) { _, open in
+            let container = try open()
+            #expect(StoreChangeWatcher(store: sqliteStore(container), path: "/nonexistent/directory/store", container: container) == nil)
+        }
+    }
+}

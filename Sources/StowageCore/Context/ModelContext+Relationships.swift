@@ -92,7 +92,7 @@ extension ModelContext {
             guard let entity = model.persistentBackingData.entity else { continue }
             for relationship in entity.relationshipList {
                 guard relationship.deleteRule != .noAction, relationship.inverse != nil || relationship.deleteRule != .nullify else { continue }
-                RelationshipGraph.ensureLoaded(relationship, of: model)
+                try RelationshipGraph.load(relationship, of: model)
                 let related = relationship.accessor?.related(model).filter {
                     !visited.contains(ObjectIdentifier($0)) && (($0 as! any PersistentModel).persistentBackingData.state != .removed)
                 } ?? []
@@ -137,7 +137,7 @@ extension ModelContext {
                 guard let inverse = relationship.inverse, !inverse.isToOneRelationship,
                       (inverse.minimumModelCount ?? 0) > 0 || (inverse.maximumModelCount ?? 0) > 0
                 else { continue }
-                RelationshipGraph.ensureLoaded(relationship, of: model)
+                try RelationshipGraph.load(relationship, of: model)
                 for related in relationship.accessor?.related(model) ?? [] where !goingAway.contains(ObjectIdentifier(related)) {
                     if seen.insert(ObjectIdentifier(related)).inserted { candidates.append(related as! any PersistentModel) }
                 }
@@ -149,7 +149,7 @@ extension ModelContext {
                 let minimum = relationship.minimumModelCount ?? 0
                 let maximum = relationship.maximumModelCount ?? 0
                 guard minimum > 0 || maximum > 0 else { continue }
-                RelationshipGraph.ensureLoaded(relationship, of: model)
+                try RelationshipGraph.load(relationship, of: model)
                 let count = relationship.accessor?.related(model).filter { !goingAway.contains(ObjectIdentifier($0)) }.count ?? 0
                 if (minimum > 0 && count < minimum) || (maximum > 0 && count > maximum) {
                     throw StowageError(

@@ -29,10 +29,21 @@ extension ModelContext {
         if !container.readOnlyEntities.isEmpty { try checkWritable() }
         // Nothing below changes the context until the store has committed: a failed save leaves the
         // context exactly as it was.
-        let cascade = try cascadedDeletions()
+        let cascade: [any PersistentModel]
         var goingAway = Set(deleted.models.map { ObjectIdentifier($0) })
-        for model in cascade { goingAway.insert(ObjectIdentifier(model)) }
-        try validateRelationshipCounts(goingAway: goingAway)
+        do {
+            // Delete rules and count limits read relationships not loaded yet: a read that fails fails
+            // the save (acting on a relationship read as empty would leave cascaded rows unannounced).
+            cascade = try cascadedDeletions()
+            for model in cascade { goingAway.insert(ObjectIdentifier(model)) }
+            try validateRelationshipCounts(goingAway: goingAway)
+        } catch var error as StowageError where error.code != .deleteDenied && error.code != .relationshipCount {
+            let (entityName, propertyName) = (error.entityName, error.propertyName)
+            error = StowageError(
+                error.code, "The save failed and nothing was written: \(error.message)", entityName: entityName,
+                propertyName: propertyName, sql: error.sql, sqliteCode: error.sqliteCode, underlying: error.underlying)
+            throw error
+        }
 
         var changes = ChangeSet()
         changes.removed = goingAway

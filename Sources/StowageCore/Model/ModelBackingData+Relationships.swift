@@ -46,16 +46,35 @@ extension ModelBackingData {
 enum RelationshipGraph {
     /// Loads a relationship whose storage is empty: from the store for a saved model, as empty for a
     /// model that has no row yet.
+    ///
+    /// A property getter cannot throw: when the store fails to read, the relationship reads as empty and
+    /// the failure is logged. Code that must not act on a relationship it could not read (a save's
+    /// delete rules and count checks) uses ``load(_:of:)``.
     static func ensureLoaded(_ relationship: Schema.Relationship, of model: AnyObject) {
+        do {
+            try load(relationship, of: model)
+        } catch {
+            ModelContext.logger.error("Loading \(relationship.entity?.name ?? "?").\(relationship.name) failed: \(error)")
+            relationship.accessor?.load([], into: model)
+        }
+    }
+
+    /// Loads a relationship whose storage is empty, as ``ensureLoaded(_:of:)`` does, but throws when the
+    /// store fails to read it, leaving it unloaded.
+    static func load(_ relationship: Schema.Relationship, of model: AnyObject) throws {
         guard let accessor = relationship.accessor, !accessor.isLoaded(model) else { return }
         let data = (model as! any PersistentModel).persistentBackingData
         if let context = data.context, case .row? = data.key, data.state != .detached {
             do {
                 try context.loadRelationship(relationship, of: model, backingData: data)
-                return
-            } catch {
-                ModelContext.logger.error("Loading \(relationship.entity?.name ?? "?").\(relationship.name) failed: \(error)")
+            } catch var error as StowageError {
+                let message = "Reading \(relationship.entity?.name ?? "?").\(relationship.name) of \(data.entity?.name ?? "a model") failed: \(error.message)"
+                error = StowageError(
+                    error.code, message, entityName: relationship.entity?.name, propertyName: relationship.name,
+                    sql: error.sql, sqliteCode: error.sqliteCode, underlying: error.underlying)
+                throw error
             }
+            return
         }
         accessor.load([], into: model)
     }

@@ -308,7 +308,9 @@ extension SQLiteStore {
         var statement: OpaquePointer?
         defer { sqlite3_finalize(statement) }
         guard sqlite3_prepare_v2(connection, fragment.sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw StowageError(.fetchFailed, String(cString: sqlite3_errmsg(connection)), sql: fragment.sql, sqliteCode: sqlite3_extended_errcode(connection))
+            throw StowageError.sqlite(
+                sqlite3_extended_errcode(connection), .fetchFailed, "Reading history failed",
+                message: String(cString: sqlite3_errmsg(connection)), sql: fragment.sql)
         }
         return try SQLiteStatement.run(statement, fragment.arguments, body)
     }

@@ -69,7 +69,7 @@ final class SQLiteReader {
         guard result == SQLITE_OK, let connection else {
             let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "code \(result)"
             sqlite3_close_v2(connection)
-            throw StowageError(.fetchFailed, "Cannot open a read connection to \(path): \(message)", sqliteCode: result)
+            throw StowageError.sqlite(result, .fetchFailed, "Cannot open a read connection to \(path)", message: message)
         }
         self.connection = connection
         self.trace = trace
@@ -87,9 +87,9 @@ final class SQLiteReader {
         var statement: OpaquePointer?
         let result = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard result == SQLITE_OK, let statement else {
-            throw StowageError(
-                .fetchFailed, String(cString: sqlite3_errmsg(connection)), sql: sql,
-                sqliteCode: sqlite3_extended_errcode(connection))
+            throw StowageError.sqlite(
+                sqlite3_extended_errcode(connection), .fetchFailed, "Preparing a read failed",
+                message: String(cString: sqlite3_errmsg(connection)), sql: sql)
         }
         if statements.count >= maximumStatementCount { finalizeStatements() }
         statements[sql] = statement

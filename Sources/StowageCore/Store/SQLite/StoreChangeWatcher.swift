@@ -49,6 +49,9 @@ final class StoreChangeWatcher: @unchecked Sendable {
               sqlite3_prepare_v2(connection, "PRAGMA data_version", -1, &dataVersionStatement, nil) == SQLITE_OK
         else {
             sqlite3_close(connection)
+            connection = nil
+            // A dispatch source released before it ever ran crashes: resume it for deinit to cancel.
+            timer.resume()
             return nil
         }
         sqlite3_busy_timeout(connection, 1000)
