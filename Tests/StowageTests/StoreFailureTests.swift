@@ -94,3 +94,69 @@ struct RelationshipReadFailureTests {
         }
     }
 }
+
+@Model final class ConflictNote {
+    var title: String
+    @Attribute(.externalStorage) var blob: Data
+    var tag: ConflictTag?
+    init(title: String) {
+        self.title = title
+        blob = Data([1])
+    }
+}
+
+@Model final class ConflictTag {
+    var name: String
+    @Relationship(inverse: \ConflictNote.tag) var notes: [ConflictNote] = []
+    init(name: String) { self.name = name }
+}
+
+/// Found by the conflicting-edits scenario of the reliability suite.
+@Suite("External storage and relationships under conflicting contexts")
+struct ExternalStorageConflictTests {
+    private func store(_ body: (ModelContainer) throws -> Void) throws {
+        try withFileStore([ConflictNote.self, ConflictTag.self]) { _, open in
+            let container = try open()
+            let setUp = ModelContext(container)
+            setUp.insert(ConflictNote(title: "n"))
+            setUp.insert(ConflictTag(name: "t"))
+            try setUp.save()
+            try body(container)
+        }
+    }
+
+    @Test func anExternalStorageChangeSavedToARowAnotherContextDeletedIsASaveConflict() throws {
+        try store { container in
+            let a = ModelContext(container), b = ModelContext(container)
+            let mine = try #require(try a.fetch(FetchDescriptor<ConflictNote>()).first)
+            let theirs = try #require(try b.fetch(FetchDescriptor<ConflictNote>()).first)
+            a.delete(mine)
+            try a.save()
+            theirs.blob = Data([2])  // the only change: no UPDATE of the row's own columns
+            let error = try #require(throws: StowageError.self) { try b.save() }
+            #expect(error.code == .saveConflict, "\(error)")
+            #expect(try ModelContext(container).fetchCount(FetchDescriptor<ConflictNote>()) == 0)
+        }
+    }
+
+    @Test func aContextWithOtherUnsavedChangesSeesExternalValuesAndToManyArraysAnotherContextSaved() throws {
+        try store { container in
+            let a = ModelContext(container), b = ModelContext(container)
+            let noteA = try #require(try a.fetch(FetchDescriptor<ConflictNote>()).first)
+            let tagA = try #require(try a.fetch(FetchDescriptor<ConflictTag>()).first)
+            let noteB = try #require(try b.fetch(FetchDescriptor<ConflictNote>()).first)
+            let tagB = try #require(try b.fetch(FetchDescriptor<ConflictTag>()).first)
+            #expect(noteB.blob == Data([1]) && tagB.notes.isEmpty)  // loaded in b
+            noteB.title = "changed in b"  // unsaved changes to both models in b
+            tagB.name = "renamed in b"
+            noteA.blob = Data([9, 9, 9])
+            tagA.notes.append(noteA)
+            try a.save()
+            try b.save()
+            #expect(noteB.blob == Data([9, 9, 9]), "b reads the blob a saved")
+            #expect(tagB.notes.count == 1, "b reads the note a added")
+            let stored = try #require(try ModelContext(container).fetch(FetchDescriptor<ConflictNote>()).first)
+            #expect(stored.title == "changed in b" && stored.blob == Data([9, 9, 9]) && stored.tag?.name == "renamed in b")
+        }
+    }
+}

@@ -265,12 +265,14 @@ extension ModelContext {
             registered.removeValue(forKey: key)
         }
         // Relationship arrays and external values this context loaded may have changed: forget them
-        // (unless the model has unsaved changes) so the next read loads the saved state.
+        // (unless this context changed that property and has not saved it) so the next read loads the
+        // saved state. Decided per property: a model with other unsaved changes is refreshed too.
         let touched = Set(changes.updated.keys).union(changes.deleted.keys).union(changes.erased)
         for model in registered.models {
             let data = model.persistentBackingData
-            guard data.state == .persisted, data.changedProperties.isEmpty, let entity = data.entity else { continue }
-            for relationship in entity.relationshipList {
+            guard data.state == .persisted, let entity = data.entity else { continue }
+            let changed = data.changedProperties
+            for relationship in entity.relationshipList where !changed.contains(relationship.index) {
                 guard let accessor = relationship.accessor, let destination = relationship.destinationEntity else { continue }
                 switch relationship.storage {
                 case .inverseForeignKey, .joinTable:
@@ -283,7 +285,7 @@ extension ModelContext {
                 }
             }
             if case .row(let pk)? = data.key, changes.updated[entity.name]?.contains(pk) == true {
-                for attribute in entity.externalAttributes where attribute.accessor.isLoaded(model) {
+                for attribute in entity.externalAttributes where attribute.accessor.isLoaded(model) && !changed.contains(attribute.index) {
                     attribute.accessor.unload(model)
                 }
             }

@@ -588,6 +588,12 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             sqlite3_bind_int64(statement, Int32(columns.count + 1), update.primaryKey)
             while try SQLiteStatement.step(statement) {}
             try checkRowExists(update.entity, update.primaryKey, db)
+        } else {
+            // Only external-storage values changed: no UPDATE tells whether the row is still there.
+            let sql = "SELECT 1 FROM \(SQLiteSQL.quote(update.entity.name)) WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
+            guard try Int.fetchOne(db, sql: sql, arguments: [update.primaryKey]) != nil else {
+                throw Self.saveConflict(update.entity, update.primaryKey)
+            }
         }
         for attribute in update.attributes where attribute.isExternalStorage {
             try writeExternal(attribute, of: update.entity, primaryKey: update.primaryKey,
@@ -636,7 +642,11 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     /// deleted the row since this context read it. The save then writes nothing.
     func checkRowExists(_ entity: Schema.Entity, _ primaryKey: Int64, _ db: Database) throws {
         guard sqlite3_changes(db.sqliteConnection) == 0 else { return }
-        throw StowageError(
+        throw Self.saveConflict(entity, primaryKey)
+    }
+
+    private static func saveConflict(_ entity: Schema.Entity, _ primaryKey: Int64) -> StowageError {
+        StowageError(
             .saveConflict,
             "A \(entity.name) with unsaved changes (\(entity.name)/p\(primaryKey)) was deleted from the store by another context or process. Roll back or delete the model in this context, then save again.",
             entityName: entity.name)
