@@ -30,17 +30,22 @@ enum SQLiteMigrator {
         configuration.prepareDatabase { db in
             if let connection = db.sqliteConnection { SQLiteFunctions.register(on: connection) }
         }
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        defer { try? queue.close() }
+        // Read through a read-only connection first: a store that needs no migration, or that is
+        // refused, is never opened for writing (closing a connection that can write checkpoints a
+        // -wal found beside the file into it, even the -wal of another database).
         // A store without Stowage's metadata or a recorded layout (a new or foreign file) is left to
         // opening, which reports it.
-        guard let metadata = try queue.read(SQLiteSchema.metadata(in:)), let json = metadata["schema_layout"] else { return }
-        let stored = try SchemaLayout(json: json)
+        let (tables, metadata) = try readMetadata(path: path)
+        guard metadata["schema_layout"] != nil, let stored = try SQLiteSchema.storedLayout(tables: tables, metadata: metadata, location: path) else {
+            return
+        }
         let target = schema.layout
         guard stored != target else { return }
         let location = path
         let stages = try plan.map { try PlannedMigration(plan: $0, stored: stored, target: schema, location: location, partial: partial) }
         let identifier = metadata["store_identifier"] ?? UUID().uuidString
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? queue.close() }
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA legacy_alter_table = ON")
             defer { try? db.execute(sql: "PRAGMA legacy_alter_table = OFF") }

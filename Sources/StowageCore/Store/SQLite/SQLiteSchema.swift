@@ -174,7 +174,12 @@ enum SQLiteSchema {
     static func metadata(in db: Database) throws -> [String: String]? {
         guard try db.tableExists(metadataTable) else { return nil }
         let rows = try Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(SQLiteSQL.quote(metadataTable))")
-        return Dictionary(rows.map { ($0["key"] as String, $0["value"] as String) }, uniquingKeysWith: { first, _ in first })
+        // A damaged file may hold NULL or non-text keys and values: they are skipped, not trapped on.
+        let pairs = rows.compactMap { row -> (String, String)? in
+            guard let key = String.fromDatabaseValue(row["key"]), let value = String.fromDatabaseValue(row["value"]) else { return nil }
+            return (key, value)
+        }
+        return Dictionary(pairs, uniquingKeysWith: { first, _ in first })
     }
 
     /// The layout a store recorded, from its tables' names and its metadata; `nil` for a store with no

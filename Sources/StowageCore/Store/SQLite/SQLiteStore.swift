@@ -140,7 +140,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                     }
                     // Other errors are Stowage's own or thrown by a migration stage's code: as they are.
                 }
-                try Self.checkExistingStore(schema, at: openPath, busyTimeout: busyTimeout)
+                try Self.checkExistingStore(schema, at: path, busyTimeout: busyTimeout)
             }
             // A store that cannot save is opened read-only, so that opening it writes nothing either
             // (GRDB's WAL set-up commits a transaction).
@@ -288,7 +288,13 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             var configuration = Configuration()
             configuration.label = "Stowage schema check"
             configuration.busyMode = .timeout(busyTimeout)
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            // Read-only: a connection that can write checkpoints a -wal beside the file into it when it
+            // closes, which would change a file about to be refused (or one that must not be written).
+            configuration.readonly = true
+            // With no -wal beside it, read as an immutable file: a read-only connection to a WAL file
+            // otherwise creates -wal and -shm files it cannot remove, left beside a refused file.
+            let immutable = !FileManager.default.fileExists(atPath: path + "-wal") && sqlite3_compileoption_used("USE_URI") != 0
+            let queue = try DatabaseQueue(path: immutable ? immutableURI(path) : path, configuration: configuration)
             _ = try SQLiteSchema.existingIdentifier(schema, in: queue, path: path)
             try queue.close()
         } catch {
