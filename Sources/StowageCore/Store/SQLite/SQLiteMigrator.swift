@@ -44,6 +44,16 @@ enum SQLiteMigrator {
         let location = path
         let stages = try plan.map { try PlannedMigration(plan: $0, stored: stored, target: schema, location: location, partial: partial) }
         let identifier = metadata["store_identifier"] ?? UUID().uuidString
+        // A -wal already beside the file (a crash's, or another database's) must not be checkpointed
+        // into a store whose migration fails. The last connection to close checkpoints; a read-only
+        // connection cannot: one is kept open (after a read, it holds its shared lock) until the
+        // migration's connection has closed.
+        var walGuard: OpaquePointer?
+        if FileManager.default.fileExists(atPath: path + "-wal"),
+           sqlite3_open_v2(path, &walGuard, SQLITE_OPEN_READONLY, nil) == SQLITE_OK {
+            sqlite3_exec(walGuard, "SELECT count(*) FROM sqlite_master", nil, nil, nil)
+        }
+        defer { sqlite3_close_v2(walGuard) }
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         defer { try? queue.close() }
         try queue.writeWithoutTransaction { db in
