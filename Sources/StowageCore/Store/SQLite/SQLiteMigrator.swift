@@ -114,7 +114,7 @@ enum SQLiteMigrator {
         func failure(_ code: Int32) -> StowageError {
             let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "code \(code)"
             guard code & 0xff == SQLITE_NOTADB || code & 0xff == SQLITE_CORRUPT else {
-                return StowageError(.storeOpenFailed, "Cannot read the store at \(path): \(message)", sqliteCode: code)
+                return StowageError.sqlite(code, .storeOpenFailed, "Cannot read the store at \(path)", message: message)
             }
             return StowageError(.notADatabase, "The file \(path) is not a valid SQLite database (\(message)). Stowage did not modify it.", sqliteCode: code)
         }
