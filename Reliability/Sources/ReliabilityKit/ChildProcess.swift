@@ -85,6 +85,18 @@ public final class ChildProcess: @unchecked Sendable {
         return nil
     }
 
+    /// Waits until the lines printed so far satisfy `condition`, the child ends, or `timeout` passes;
+    /// returns whether they did.
+    public func wait(timeout: Double = 30, until condition: ([String]) -> Bool) -> Bool {
+        let deadline = now() + timeout
+        while now() < deadline {
+            if condition(output) { return true }
+            if !process.isRunning { return condition(output) }
+            usleep(200)
+        }
+        return false
+    }
+
     /// Sends SIGKILL unless the child has already ended.
     public func kill() {
         if process.isRunning { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
@@ -130,4 +142,14 @@ public final class ChildProcess: @unchecked Sendable {
 /// Writes a line to standard output at once: a parent may kill this process right after reading it.
 public func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Runs `body` on a thread of its own, entering `group` until it returns: for work that never suspends,
+/// which tasks would run on the cooperative pool's few threads.
+public func onThread(_ group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
+    group.enter()
+    Thread.detachNewThread {
+        body()
+        group.leave()
+    }
 }

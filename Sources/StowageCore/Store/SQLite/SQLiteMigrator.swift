@@ -35,7 +35,7 @@ enum SQLiteMigrator {
         // -wal found beside the file into it, even the -wal of another database).
         // A store without Stowage's metadata or a recorded layout (a new or foreign file) is left to
         // opening, which reports it.
-        let (tables, metadata) = try readMetadata(path: path)
+        let (tables, metadata) = try readMetadata(path: path, busyTimeout: busyTimeout)
         guard metadata["schema_layout"] != nil, let stored = try SQLiteSchema.storedLayout(tables: tables, metadata: metadata, location: path) else {
             return
         }
@@ -102,7 +102,7 @@ enum SQLiteMigrator {
     /// creates no file: read-only, and, when no write-ahead log is beside the store (no connection has
     /// it open, nothing is waiting to be checkpointed), as an immutable file, which SQLite reads without
     /// creating the `-wal` and `-shm` files a read-only connection to a WAL database otherwise makes.
-    private static func readMetadata(path: String) throws -> (tables: [String], metadata: [String: String]) {
+    private static func readMetadata(path: String, busyTimeout: TimeInterval = 5) throws -> (tables: [String], metadata: [String: String]) {
         var components = URLComponents()
         components.scheme = "file"
         components.path = path
@@ -121,6 +121,8 @@ enum SQLiteMigrator {
         let opened = sqlite3_open_v2(components.string ?? path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil)
         guard opened == SQLITE_OK, let connection else { throw failure(opened) }
         sqlite3_extended_result_codes(connection, 1)
+        // Waits, as every connection of the store does, for another process recovering or checkpointing.
+        sqlite3_busy_timeout(connection, Int32(clamping: Int((busyTimeout * 1000).rounded())))
         func rows(_ sql: String) throws -> [[String]] {
             var statement: OpaquePointer?
             defer { sqlite3_finalize(statement) }

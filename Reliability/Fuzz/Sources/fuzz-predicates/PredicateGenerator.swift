@@ -1,0 +1,1 @@
+../../../../Tests/StowagePredicateTests/PredicateGenerator.swift

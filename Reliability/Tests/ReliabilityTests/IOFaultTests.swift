@@ -1,0 +1,45 @@
+import ReliabilityKit
+import Testing
+
+@Suite("I/O errors")
+struct IOFaultTests {
+    /// Every 3rd failure point of a save, a close and a migration (WAL and rollback journal), once and
+    /// persistently: each operation succeeds or throws a typed error, the store stays intact and holds
+    /// all the old or all the new contents.
+    @Test func everyFailurePointEndsInSuccessOrATypedErrorWithIntactAllOrNothingContents() async throws {
+        // A container released after a failed save can stay open when its models refer to each other
+        // (models keep their context alive, so a loaded two-sided relationship is a retain cycle):
+        // a known issue of the context's lifetime design (RELIABILITY.md), not of fault handling.
+        var report = Report("io-errors")
+        try await withKnownIssue("models keep their context alive (RELIABILITY.md)", isIntermittent: true) {
+            report = try await runQuick("io-errors")
+        } matching: { issue in
+            "\(issue)".contains("releasing a container closes its store")
+        }
+        let points = try #require(report.integer("failure points"))
+        #expect(points >= 100)
+        #expect(report.integer("faults injected") == points)
+        for phase in ["save", "close", "migration-wal", "migration-journal"] {
+            for mode in ["once", "persistent"] {
+                #expect(report.integer("\(phase), \(mode): failure points") ?? 0 > 0, "\(phase), \(mode)")
+            }
+        }
+        // The saves hit by a fault throw StowageError.ioError; none throws anything else untyped.
+        #expect(report.integer("saves that threw") ?? 0 > 0)
+        #expect(report.integer("ioError") ?? 0 > 0)
+        #expect(report.integer("untyped errors") == 0)
+        #expect(report.integer("crashes") == 0)
+        #expect(report.integer("hangs") == 0)
+        // Afterwards: intact, all-old or all-new, nothing acknowledged lost, a transient fault retried.
+        #expect(report.integer("integrity failures") == 0)
+        #expect(report.integer("partial states") == 0)
+        #expect(report.integer("succeeded but lost") == 0)
+        #expect(report.integer("saves that threw yet were committed") == 0)
+        #expect(report.integer("retries that failed") == 0)
+        #expect(report[figure: "retries after a transient fault"]?.hasPrefix("ok × ") == true)
+        // The migration wrote through a rollback journal; the checkpoint at close truncated the file.
+        #expect(report.integer("rollback-journal operations of the migration-journal") ?? 0 > 0)
+        #expect(report.integer("rollback-journal operations of the migration-wal") == 0)
+        #expect(report[figure: "first failed operation"]?.contains("truncate@db") == true)
+    }
+}
