@@ -98,17 +98,9 @@ enum SQLiteMigrator {
                       stages: changes.isEmpty ? [] : planned.stages, changes: changes)
     }
 
-    /// The names of a store's tables and its metadata, read through a connection of its own that
-    /// creates no file: read-only, and, when no write-ahead log is beside the store (no connection has
-    /// it open, nothing is waiting to be checkpointed), as an immutable file, which SQLite reads without
-    /// creating the `-wal` and `-shm` files a read-only connection to a WAL database otherwise makes.
+    /// The names of a store's tables and its metadata, read through a read-only connection of its own
+    /// that creates no file (see ``SQLiteStore/readingPath(_:acceptsURI:)``).
     private static func readMetadata(path: String, busyTimeout: TimeInterval = 5) throws -> (tables: [String], metadata: [String: String]) {
-        var components = URLComponents()
-        components.scheme = "file"
-        components.path = path
-        if !FileManager.default.fileExists(atPath: path + "-wal") {
-            components.queryItems = [URLQueryItem(name: "immutable", value: "1")]
-        }
         var connection: OpaquePointer?
         defer { sqlite3_close_v2(connection) }
         func failure(_ code: Int32) -> StowageError {
@@ -118,7 +110,7 @@ enum SQLiteMigrator {
             }
             return StowageError(.notADatabase, "The file \(path) is not a valid SQLite database (\(message)). Stowage did not modify it.", sqliteCode: code)
         }
-        let opened = sqlite3_open_v2(components.string ?? path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil)
+        let opened = sqlite3_open_v2(SQLiteStore.readingPath(path, acceptsURI: true), &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil)
         guard opened == SQLITE_OK, let connection else { throw failure(opened) }
         sqlite3_extended_result_codes(connection, 1)
         // Waits, as every connection of the store does, for another process recovering or checkpointing.

@@ -122,8 +122,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             // A WAL store in a directory this process cannot write, with no -wal file beside it, is read
             // as an immutable file: SQLite cannot create the -wal and -shm files a reader needs, and no
             // one writes to a WAL store without creating them (see ModelConfiguration.allowsSave).
-            let openPath = unwritable?.inDirectory == true && !FileManager.default.fileExists(atPath: path + "-wal")
-                && sqlite3_compileoption_used("USE_URI") != 0 ? Self.immutableURI(path) : path
+            let openPath = unwritable?.inDirectory == true ? Self.readingPath(path) : path
             guard exists || allowsSave else {
                 throw StowageError(
                     .storeNotFound,
@@ -271,8 +270,14 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         return nil
     }
 
-    /// An SQLite URI that opens the file at `path` as immutable.
-    private static func immutableURI(_ path: String) -> String {
+    /// What a read-only connection opens to read the store at `path` without creating a file: when no
+    /// `-wal` is beside it (no connection has it open, nothing waits to be checkpointed), an SQLite URI
+    /// that opens it as immutable, which SQLite reads without the `-wal` and `-shm` files a read-only
+    /// connection to a WAL file otherwise creates and cannot remove; else `path`.
+    /// - Parameter acceptsURI: whether the connection reads a `file:` URI (`SQLITE_OPEN_URI`, or an
+    ///   SQLite built with `SQLITE_USE_URI`, as GRDB's connections need).
+    static func readingPath(_ path: String, acceptsURI: Bool = sqlite3_compileoption_used("USE_URI") != 0) -> String {
+        guard acceptsURI, !FileManager.default.fileExists(atPath: path + "-wal") else { return path }
         var components = URLComponents()
         components.scheme = "file"
         components.path = path
@@ -291,10 +296,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             // Read-only: a connection that can write checkpoints a -wal beside the file into it when it
             // closes, which would change a file about to be refused (or one that must not be written).
             configuration.readonly = true
-            // With no -wal beside it, read as an immutable file: a read-only connection to a WAL file
-            // otherwise creates -wal and -shm files it cannot remove, left beside a refused file.
-            let immutable = !FileManager.default.fileExists(atPath: path + "-wal") && sqlite3_compileoption_used("USE_URI") != 0
-            let queue = try DatabaseQueue(path: immutable ? immutableURI(path) : path, configuration: configuration)
+            let queue = try DatabaseQueue(path: readingPath(path), configuration: configuration)
             _ = try SQLiteSchema.existingIdentifier(schema, in: queue, path: path)
             try queue.close()
         } catch {
