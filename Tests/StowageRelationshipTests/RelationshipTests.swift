@@ -84,7 +84,8 @@ import Testing
             try context.save()
         }
         let container = try ModelContainer(for: Budget.self, configurations: ModelConfiguration(url: url))
-        let budget = try #require(try ModelContext(container).fetch(FetchDescriptor<Budget>()).first)
+        let context = ModelContext(container)
+        let budget = try #require(try context.fetch(FetchDescriptor<Budget>()).first)
         #expect(budget.transactions.map(\.note) == ["d", "a", "b", "e", "c"])
         #expect(budget.transactions.allSatisfy { $0.budget === budget })
     }

@@ -112,15 +112,16 @@ import Testing
             // The object that held the values keeps them.
             #expect(sketch.isSelected && sketch.zoom == 3 && sketch.draft == "unsaved words")
             // A model read from the store has the declaration's values.
-            let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<Sketch>()).first)
+            let reader = ModelContext(container)
+            let fetched = try #require(try reader.fetch(FetchDescriptor<Sketch>()).first)
             #expect(fetched.title == "plan")
             #expect(fetched.isSelected == false)
             #expect(fetched.zoom == 1.5)
             #expect(fetched.draft == nil)
             // Changing one is tracked but writes nothing.
             fetched.zoom = 2
-            #expect(fetched.modelContext?.hasChanges == true)
-            try fetched.modelContext?.save()
+            #expect(reader.hasChanges)
+            try reader.save()
             let columns = try rawRead(url) { db in try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('Sketch')") }
             #expect(columns == ["_pk", "title"])
             #expect(try ModelContext(try open()).fetch(FetchDescriptor<Sketch>()).first?.zoom == 1.5)

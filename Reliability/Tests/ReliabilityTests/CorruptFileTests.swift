@@ -197,9 +197,9 @@ struct CorruptFileReproducers {
         }
     }
 
-    /// Two models linked by a relationship and its inverse hold each other (and their context, hence
-    /// the container): once the code lets go of all of them, the container is never released and its
-    /// store stays open (its -wal and -shm stay beside it until the process ends).
+    /// Two models linked by a relationship and its inverse hold each other. They used to hold their
+    /// context too, hence the container: once the code let go of all of them, the container was never
+    /// released and its store stayed open (its -wal and -shm beside it until the process ended).
     @Test func aContainerIsReleasedAfterSavingModelsLinkedBothWays() throws {
         let directory = try Self.directory("cycle")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -216,9 +216,7 @@ struct CorruptFileReproducers {
             child.parent = parent
             try context.save()
         }
-        withKnownIssue("the models' reference cycle keeps the container alive") {
-            #expect(released == nil)
-            #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
-        }
+        #expect(released == nil)
+        #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
     }
 }

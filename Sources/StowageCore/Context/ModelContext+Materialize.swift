@@ -83,7 +83,7 @@ extension ModelContext {
             try refresh(model, from: row, layout)
             return model
         }
-        let data = ModelBackingData(context: self, entity: entity, primaryKey: pk, storeIdentifier: store.identifier(for: entity))
+        let data = ModelBackingData(link: link, entity: entity, primaryKey: pk, storeIdentifier: store.identifier(for: entity))
         let model = entity.modelType.init(backingData: data)
         do {
             try layout.loader.load(row, model)

@@ -59,7 +59,7 @@ extension ModelContext {
         let data = model.persistentBackingData
         guard data.context === self || data.context == nil else { return }
         data.state = .detached
-        data.context = nil
+        data.link = nil
         data.key = nil
         data.rowDeletedElsewhere = false
         data.foreignKeys = [:]

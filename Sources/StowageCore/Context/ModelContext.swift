@@ -55,6 +55,8 @@ public final class ModelContext {
     let schema: Schema
     let store: any ModelStore
     let inbox = ContextInbox()
+    /// What the context's models refer to (they do not retain the context itself).
+    let link: ModelContextLink
     var isMainContext = false
     private var autosaveScheduled = false
 
@@ -77,11 +79,15 @@ public final class ModelContext {
         self.container = container
         self.schema = container.schema
         self.store = container.store
+        self.link = ModelContextLink(container: container)
+        link.context = self
         container.register(inbox, for: ObjectIdentifier(self))
     }
 
+    /// A released context takes its unsaved changes with it (see ``releaseModels()``).
     deinit {
         container.unregister(ObjectIdentifier(self))
+        releaseModels()
     }
 
     // MARK: - State
@@ -128,9 +134,10 @@ public final class ModelContext {
     public func insert<T: PersistentModel>(_ model: T) {
         processInbox()
         let data = model.persistentBackingData
-        if let owner = data.context, owner !== self, data.state != .detached {
+        if data.state != .detached, data.link !== link {
+            let owner = data.context == nil ? "a ModelContext that was released" : "another ModelContext"
             pendingErrors.append(StowageError(
-                .foreignModel, "A \(T.self) that belongs to another ModelContext was inserted; fetch it in this context with model(for:) instead.",
+                .foreignModel, "A \(T.self) that belongs to \(owner) was inserted; fetch it in this context with model(for:) instead.",
                 entityName: data.entity?.name))
             return
         }
@@ -140,7 +147,7 @@ public final class ModelContext {
                 pendingErrors.append(unknownModelType(T.self))
                 return
             }
-            data.context = self
+            data.link = link
             data.entity = entity
             data.state = .inserted
             inserted.insert(model)
@@ -284,25 +291,29 @@ public final class ModelContext {
         processInbox()
         defer { if !pendingChangeListeners.isEmpty { notifyPendingChangeListeners() } }
         for model in inserted.models { detach(model.persistentBackingData) }
-        for model in changed.models + deleted.models {
-            let data = model.persistentBackingData
-            if let entity = data.entity {
-                for index in data.changedProperties {
-                    if let value = data.snapshot[index] { restore(value, of: entity.properties[index], in: model) }
-                }
-            }
-            data.changedProperties.removeAll()
-            data.snapshot = [:]
-            if data.rowDeletedElsewhere {
-                removeDeletedElsewhere(data)
-            } else {
-                data.state = .persisted
-            }
-        }
+        for model in changed.models + deleted.models { discardChanges(of: model) }
         inserted.removeAll()
         changed.removeAll()
         deleted.removeAll()
         pendingErrors = []
+    }
+
+    /// Restores every changed property of a changed or deleted model to its saved value, and undoes its
+    /// deletion.
+    func discardChanges(of model: any PersistentModel) {
+        let data = model.persistentBackingData
+        if let entity = data.entity {
+            for index in data.changedProperties {
+                if let value = data.snapshot[index] { restore(value, of: entity.properties[index], in: model) }
+            }
+        }
+        data.changedProperties.removeAll()
+        data.snapshot = [:]
+        if data.rowDeletedElsewhere {
+            removeDeletedElsewhere(data)
+        } else {
+            data.state = .persisted
+        }
     }
 
     /// A model whose row another context deleted, once nothing of it is left to save: it reports
@@ -318,7 +329,7 @@ public final class ModelContext {
     /// outlive its container, and relationship changes then use the model type's standalone entity.
     func detach(_ data: ModelBackingData) {
         data.state = .detached
-        data.context = nil
+        data.link = nil
         data.entity = nil
     }
 

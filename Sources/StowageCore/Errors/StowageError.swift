@@ -85,7 +85,9 @@ public struct StowageError: Error, CustomStringConvertible, Hashable, @unchecked
         /// keeps its changes: free space, then save again.
         public static let diskFull = Code("diskFull")
         /// The operating system failed a read, write or sync of the store's files (SQLite's `SQLITE_IOERR`);
-        /// a save that reports it wrote nothing.
+        /// a save that reports it wrote nothing, unless the failure was the flush (`fsync`) of its commit:
+        /// then its change may be found when the store is next opened (the message says so, and
+        /// ``StowageError/sqliteCode`` is `SQLITE_IOERR_FSYNC`).
         public static let ioError = Code("ioError")
         /// SQLite could not allocate memory (`SQLITE_NOMEM`); a save that reports it wrote nothing.
         public static let outOfMemory = Code("outOfMemory")

@@ -64,7 +64,7 @@ enum RelationshipGraph {
     static func load(_ relationship: Schema.Relationship, of model: AnyObject) throws {
         guard let accessor = relationship.accessor, !accessor.isLoaded(model) else { return }
         let data = (model as! any PersistentModel).persistentBackingData
-        if let context = data.context, case .row? = data.key, data.state != .detached {
+        if case .row? = data.key, data.state != .detached, let context = data.loadingContext {
             do {
                 try context.loadRelationship(relationship, of: model, backingData: data)
             } catch var error as StowageError {

@@ -23,10 +23,12 @@ public final class ModelBackingData {
     // their dynamic exclusivity checks would cost a runtime call each and could only catch a data race,
     // which they do not reliably catch anyway (models are not Sendable).
 
-    /// The context holding the model. Strong: a model keeps its context alive, so that
-    /// `try ModelContext(container).fetch(...)` returns models whose lazy properties still load. The
-    /// context refers to unchanged models without retaining them, so there is no cycle for them.
-    @exclusivity(unchecked) var context: ModelContext?
+    /// The link to the context holding the model (see ``ModelContextLink``): the model does not keep its
+    /// context alive, so a context released with unsaved changes goes away with them, and models related
+    /// to each other both ways do not keep the context, the container and its store open.
+    @exclusivity(unchecked) var link: ModelContextLink?
+    /// The context holding the model, while it exists.
+    var context: ModelContext? { link?.context }
     @exclusivity(unchecked) var entity: Schema.Entity?
     @exclusivity(unchecked) var key: PersistentIdentifier.Key?
     @exclusivity(unchecked) var storeIdentifier: String?
@@ -90,8 +92,8 @@ public final class ModelBackingData {
     public init() {}
 
     /// Creates the state of a model read from a row of `entity`, registered in `context`.
-    init(context: ModelContext, entity: Schema.Entity, primaryKey: Int64, storeIdentifier: String) {
-        self.context = context
+    init(link: ModelContextLink, entity: Schema.Entity, primaryKey: Int64, storeIdentifier: String) {
+        self.link = link
         self.entity = entity
         self.key = .row(primaryKey)
         self.storeIdentifier = storeIdentifier
@@ -102,6 +104,16 @@ public final class ModelBackingData {
         if state == .persisted, let context, let entity, case .row(let pk)? = key {
             context.forgetRegistration(entity: entity, primaryKey: pk, backingData: self)
         }
+    }
+
+    /// The context that loads the model's unloaded properties: its own, or, once that context was
+    /// released, a new one of the same container. SwiftData traps there ("detached from a context
+    /// without resolving attribute faults"); a Stowage model stays readable as long as it is held. Models
+    /// such a load creates belong to that short-lived context: they are new objects, not the ones the
+    /// released context held.
+    var loadingContext: ModelContext? {
+        guard let link else { return nil }
+        return link.context ?? ModelContext(link.container)
     }
 
     /// `nil` for an optional type, `[]` for an array of models.
@@ -172,7 +184,7 @@ public final class ModelBackingData {
         guard state != .removed else {
             preconditionFailure("\(Model.self): a property of a deleted model was read (its row was deleted, or its identifier belongs to another store); check isDeleted first.")
         }
-        guard let context else {
+        guard let context = loadingContext else {
             preconditionFailure("\(Model.self): a property was read after its context was released; keep the ModelContext alive while you use its models.")
         }
         do {

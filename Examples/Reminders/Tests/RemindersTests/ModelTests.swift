@@ -214,10 +214,11 @@ import Testing
         try book.addList("Groceries")
         for title in ["Milk", "Bread", "Eggs"] { try book.add(title, to: "Groceries") }
         let container = book.context.container
-        let groceries = try ReminderBook(context: ModelContext(container)).list(named: "Groceries")
+        let context = ModelContext(container)
+        let groceries = try ReminderBook(context: context).list(named: "Groceries")
         log.removeAll()
 
-        let reminders = try groceries.modelContext!.fetch(Reminder.byList(myList: groceries))
+        let reminders = try context.fetch(Reminder.byList(myList: groceries))
         #expect(reminders.map(\.title) == ["Milk", "Bread", "Eggs"])
         #expect(log.events(of: container).filter { $0.sql.hasPrefix("SELECT") }.count == 1)
     }

@@ -449,7 +449,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 let entityName = error.entityName
                 error = StowageError.sqlite(
                     sqliteCode, error.code == .fetchFailed ? .saveFailed : error.code,
-                    "The save failed and nothing was written", message: error.message, sql: error.sql,
+                    Self.saveFailure(sqliteCode), message: error.message, sql: error.sql,
                     underlying: error.underlying)
                 error.entityName = entityName
             } else if error.code == .saveFailed || error.code == .constraintViolation || error.code == .saveConflict {
@@ -465,8 +465,22 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 sql: error.sql, sqliteCode: error.extendedResultCode.rawValue, underlying: error)
         } catch let error as DatabaseError {
             throw StowageError.sqlite(
-                error.extendedResultCode.rawValue, .saveFailed, "The save failed and nothing was written",
+                error.extendedResultCode.rawValue, .saveFailed, Self.saveFailure(error.extendedResultCode.rawValue),
                 message: error.message ?? "\(error)", sql: error.sql, underlying: error)
+        }
+    }
+
+    /// What a save that failed with SQLite's extended result code `extended` means for the data.
+    ///
+    /// A failed save wrote nothing, with one exception SQLite cannot avoid: when the disk fails to
+    /// flush (`fsync`) the write-ahead log after the commit record was written to it, the transaction may
+    /// be found there, complete, when the store is next opened. Whether it was is unknown to everyone.
+    static func saveFailure(_ extended: Int32) -> String {
+        switch extended {
+        case SQLITE_IOERR | (4 << 8), SQLITE_IOERR | (5 << 8):  // SQLITE_IOERR_FSYNC, SQLITE_IOERR_DIR_FSYNC
+            "The save may or may not be stored: the disk failed to confirm the write (fsync), so the change can appear when the store is next opened. Reopen the store and check before saving it again"
+        default:
+            "The save failed and nothing was written"
         }
     }
 
