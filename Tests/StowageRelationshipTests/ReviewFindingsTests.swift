@@ -385,9 +385,11 @@ final class ReviewUser {
         #expect(stored.map(\.label) == ["two"])
         #expect(stored.map(\.persistentModelID) == [one.persistentModelID])
 
-        // Later changes to the retired duplicate are not saved.
+        // A later change to the retired duplicate cannot be saved: the next save says so, writes
+        // nothing, and the one after goes on.
         two.label = "three"
         #expect(!context.hasChanges)
+        #expect(throws: StowageError.self) { try context.save() }
         try context.save()
         #expect(try ModelContext(container).fetch(FetchDescriptor<ReviewBlob>()).map(\.label) == ["two"])
         #expect(one.label == "two")

@@ -225,6 +225,46 @@ import Testing
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Item>()) == 0)
     }
 
+    /// Once the context has learned of the deletion (the model reports `isDeleted`), a change to the
+    /// model still cannot vanish silently: the next save throws, and writes nothing.
+    @Test(arguments: [false, true])
+    func aChangeToAModelWhoseRowIsGoneMakesTheNextSaveThrow(deletedHere: Bool) throws {
+        let container = try inMemoryContainer(Budget.self)
+        do {
+            let context = ModelContext(container)
+            let budget = Budget(name: "home", limit: 1)
+            context.insert(budget)
+            budget.expenses = [Expense(title: "rent", amount: 5)]
+            try context.save()
+        }
+        let editor = ModelContext(container)
+        let expense = try #require(try editor.fetch(FetchDescriptor<Expense>()).first)
+        if deletedHere {
+            editor.delete(expense)
+            try editor.save()
+        } else {
+            let remover = ModelContext(container)
+            try remover.delete(model: Expense.self)
+            try remover.save()
+            editor.processPendingChanges()
+        }
+        #expect(expense.isDeleted)
+
+        expense.amount = 7
+        editor.insert(Budget(name: "also in the save", limit: 2))
+        let error = stowageError { try editor.save() }
+        #expect(error?.code == .saveConflict)
+        #expect(error?.propertyName == "amount")
+        #expect(error?.message.contains("after the model's row was deleted") == true)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Budget>()) == 1)
+        // A relationship change too.
+        expense.budget = nil
+        #expect(stowageError { try editor.save() }?.propertyName == "budget")
+        // Reported once: the next save writes the rest.
+        try editor.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Budget>()) == 2)
+    }
+
     @Test func relinkingARowAnotherContextDeletedIsAConflict() throws {
         let container = try inMemoryContainer(Budget.self)
         do {

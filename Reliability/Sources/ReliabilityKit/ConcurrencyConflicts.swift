@@ -232,7 +232,7 @@ struct ConflictTally {
     var sameProperty = 0
     var concurrentSamePropertyWinners: [String: Int] = [:]
     var conflictCodes: [String: [String: Int]] = [:]  // edit property → outcome code → rounds
-    var noticedIgnored = 0
+    var noticedConflicts = 0
     var noticed = 0
     /// Rounds where a context, after fetching, showed a stored value other than the store's: its
     /// `.externalStorage` blob only, or anything else.
@@ -249,7 +249,7 @@ struct ConflictTally {
 enum ConflictRounds {
     static let owners = ["first", "second", "third"]
 
-    static let policy = "last writer wins per property (a save writes only the columns it changed, no version check); unrelated properties never lost; a change saved to a row deleted elsewhere throws .saveConflict and writes nothing; once the deletion's notice is processed the model reports isDeleted and later changes to it are ignored; a deletion saved last wins"
+    static let policy = "last writer wins per property (a save writes only the columns it changed, no version check); unrelated properties never lost; a change saved to a row deleted elsewhere throws .saveConflict and writes nothing; once the deletion's notice is processed the model reports isDeleted and a later change to it makes the next save throw .saveConflict; a deletion saved last wins"
 
     static let scenario = Scenario(
         "conflicting-edits",
@@ -422,13 +422,13 @@ enum ConflictRounds {
                 await b.change([.x(stamp + 2)])
                 let outcome = await b.save()
                 let stored = try await truth.truth(key)
-                if outcome == .saved && stored == nil && noticed {
-                    tally.noticedIgnored += 1
+                if case .failed(code: "saveConflict", _) = outcome, stored == nil, noticed {
+                    tally.noticedConflicts += 1
                 } else if stored != nil {
                     tally.resurrected += 1
                     failures.append("the deleted note is stored again: \(stored!)")
-                } else if outcome != .saved {
-                    failures.append("B's save of a change to a model known deleted ended with \(outcome)")
+                } else {
+                    failures.append("B's save of a change to a model known deleted ended with \(outcome), not .saveConflict")
                 }
                 await b.rollback()
 
@@ -475,7 +475,7 @@ enum ConflictRounds {
             let codes = tally.conflictCodes[property] ?? [:]
             report.figure("change of \(property) saved to a deleted row", codes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         }
-        report.figure("change to a model known deleted: ignored", "\(tally.noticedIgnored)/\(tally.rounds[.deleteNoticedThenChange] ?? 0)")
+        report.figure("change to a model known deleted: saveConflict", "\(tally.noticedConflicts)/\(tally.rounds[.deleteNoticedThenChange] ?? 0)")
         report.figure("deleted rows stored again", tally.resurrected)
         report.figure("failed saves that wrote part of their changes", tally.partialWrites)
         report.figure("stale views after fetching", tally.staleViews)

@@ -47,7 +47,7 @@ struct ConcurrencyTests {
         #expect(report.integer("failed saves that wrote part of their changes") == 0)
         #expect(report.integer("stale views after fetching") == 0)
         #expect(report[figure: "same property: last writer won"] == "40/40")
-        #expect(report[figure: "change to a model known deleted: ignored"] == "20/20")
+        #expect(report[figure: "change to a model known deleted: saveConflict"] == "20/20")
         // 20 rounds delete, then change: x, blob and owner in turn (8, 6 and 6 rounds), each a typed conflict.
         #expect(report[figure: "change of x saved to a deleted row"] == "saveConflict 8")
         #expect(report[figure: "change of owner saved to a deleted row"] == "saveConflict 6")

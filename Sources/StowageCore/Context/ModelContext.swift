@@ -263,6 +263,19 @@ public final class ModelContext {
 
     func insertedModelDidChange() { noteChange() }
 
+    /// A model whose row is gone (its deletion was saved here, another context or process deleted it, or
+    /// an upsert merged it into the row's object) is being changed: the change cannot be saved, so the
+    /// next save throws rather than dropping it silently.
+    func removedModelWillChange(_ model: any PersistentModel, _ data: ModelBackingData, storage: AnyKeyPath) {
+        let property = data.entity.flatMap { entity in entity.propertyIndex(for: storage).map { entity.properties[$0].name } }
+        let type = data.entity?.name ?? String(describing: type(of: model))
+        let error = StowageError(
+            .saveConflict,
+            "\(type)\(property.map { ".\($0)" } ?? "") was changed after the model's row was deleted (by a save of this context, another context or process, or merged into another object by an upsert): the change cannot be saved. Check isDeleted before changing a model; rollback() discards the change.",
+            entityName: data.entity?.name, propertyName: property)
+        if !pendingErrors.contains(where: { $0.message == error.message }) { pendingErrors.append(error) }
+    }
+
     private func snapshot(of property: any SchemaProperty, in model: AnyObject) -> Any {
         if let attribute = property as? Schema.Attribute { return attribute.accessor.snapshot(model) }
         if let relationship = property as? Schema.Relationship, let accessor = relationship.accessor {

@@ -29,6 +29,7 @@ extension ModelBackingData {
         guard let index = entity.propertyIndex(for: storage), let relationship = entity.properties[index] as? Schema.Relationship,
               let accessor = relationship.accessor
         else { return }
+        if state == .removed { context?.removedModelWillChange(model, self, storage: storage) }
         RelationshipGraph.ensureLoaded(relationship, of: model)
         let oldObjects = accessor.related(model)
         RelationshipGraph.trackChange(of: relationship, in: model)

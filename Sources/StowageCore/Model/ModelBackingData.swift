@@ -69,13 +69,10 @@ public final class ModelBackingData {
     public func _$noteRead() { isObserved = true }
 
     /// Whether the generated setter of an attribute must call ``willSet(_:_:to:)``: only when the
-    /// context must hear of the write (the model is inserted, stored or deleted). A setter that skips it
-    /// creates no key path.
+    /// context must hear of the write (the model is inserted, stored or deleted, or its row is gone and
+    /// the change cannot be saved). A setter that skips it creates no key path.
     public func _$tracksWrites<Value>(of newValue: Value) -> Bool {
-        switch state {
-        case .inserted, .persisted, .deleted: return true
-        case .detached, .removed: return false
-        }
+        state != .detached
     }
 
     /// Relationship setters always call ``willSet(_:_:to:)``: it keeps the inverse in step, even between
@@ -153,7 +150,8 @@ public final class ModelBackingData {
         switch state {
         case .persisted, .deleted: context?.propertyWillChange(model, self, storage: storage)
         case .inserted: context?.insertedModelDidChange()
-        case .detached, .removed: break
+        case .removed: context?.removedModelWillChange(model, self, storage: storage)
+        case .detached: break
         }
     }
 
