@@ -358,14 +358,15 @@ enum ConcurrentSaves {
             // without readers and observers (each on a store of its own).
             let alone = await ConcurrentWriter(modelContainer: try baselineContainer("alone")).run(writer: 0, saves: saves)
             concurrencyLatencyFigures(alone.latencies, prefix: "one writer alone: ", into: &report)
-            let unread = try baselineContainer("unread")
-            let writersOnly = await withTaskGroup(of: [Double].self) { group in
-                for writer in 0..<writers {
-                    group.addTask { await ConcurrentWriter(modelContainer: unread).run(writer: writer, saves: saves).latencies }
-                }
-                return await group.reduce(into: []) { $0 += $1 }
+            // Then the 8 writers with as many busy readers as leave a core free, and with as many as
+            // there are cores: the latency follows the CPU left to the writers.
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            for baselineReaders in Set([0, cores - 1, cores]).sorted() where baselineReaders < readerCount {
+                let latencies = await Self.writerLatencies(
+                    on: try baselineContainer("baseline-\(baselineReaders)"), writers: writers, saves: saves, readers: baselineReaders)
+                let readers = baselineReaders == 0 ? "no readers" : "\(baselineReaders) reader\(baselineReaders == 1 ? "" : "s") (\(cores) cores)"
+                concurrencyLatencyFigures(latencies, prefix: "\(writers) writers, \(readers): ", into: &report)
             }
-            concurrencyLatencyFigures(writersOnly, prefix: "\(writers) writers, no readers: ", into: &report)
         }
         report.figure("saves per second", String(format: "%.0f", Double(latencies.count) / max(writingTime, 1e-9)))
         report.figure("build", concurrencyIsReleaseBuild ? "release" : "debug")
@@ -407,6 +408,30 @@ enum ConcurrentSaves {
     enum Either: Sendable {
         case writer(ConcurrentWriterResult)
         case reader(ConcurrentReaderResult)
+    }
+}
+
+extension ConcurrentSaves {
+    /// The save latencies of `writers` writers on `container` while `readers` readers fetch non-stop.
+    static func writerLatencies(on container: ModelContainer, writers: Int, saves: Int, readers: Int) async -> [Double] {
+        let stop = ConcurrencyShared(false)
+        return await withTaskGroup(of: [Double].self) { group in
+            for _ in 0..<readers {
+                let reader = ConcurrentReader(modelContainer: container)
+                group.addTask { _ = await reader.run(stop: stop); return [] }
+            }
+            for writer in 0..<writers {
+                group.addTask { await ConcurrentWriter(modelContainer: container).run(writer: writer, saves: saves).latencies }
+            }
+            var latencies: [Double] = []
+            var finished = 0
+            for await result in group where !result.isEmpty {
+                latencies += result
+                finished += 1
+                if finished == writers { stop.update { $0 = true } }
+            }
+            return latencies
+        }
     }
 }
 

@@ -10,13 +10,7 @@ struct CorruptFileTests {
     @Test func everyDamagedOrForeignFileIsRefusedWithAStowageErrorAndKeepsItsBytes() async throws {
         let scenario = try #require(Suite.scenario("corrupt-files"))
         let report = try await scenario.run(quick: true)
-        // One engine bug this scenario found is not fixed yet (RELIABILITY.md): a damaged file SQLite
-        // reads as empty is switched to WAL before it is refused. Any other failure is a new one.
-        let known = report.failures.filter(Self.isKnownEngineBug)
-        for failure in report.failures where !known.contains(failure) { Issue.record("corrupt-files: \(failure)") }
-        withKnownIssue("a damaged file with no tables is switched to WAL before being refused", isIntermittent: true) {
-            for failure in known { Issue.record("corrupt-files: \(failure)") }
-        }
+        for failure in report.failures { Issue.record("corrupt-files: \(failure)") }
 
         #expect(report.integer("variants") == 30)
         #expect(report.integer("opens") == 60, "each variant is opened read-only, then read-write")
@@ -34,21 +28,12 @@ struct CorruptFileTests {
         let left = report[figure: "files left beside a refused store"] ?? "?"
         #expect(left == "none" || left.components(separatedBy: "; ").allSatisfy { $0.contains("WAL") && !$0.contains("store-wal") }, "\(left)")
     }
-
-    /// Whether `failure` is the engine bug not fixed yet: a damaged file with no tables switched to WAL
-    /// mode by a read-write open that then refuses it.
-    static func isKnownEngineBug(_ failure: String) -> Bool {
-        let prefix = "a refused file keeps its bytes: changed by "
-        return failure.hasPrefix(prefix)
-            && failure.dropFirst(prefix.count).components(separatedBy: "; ").allSatisfy { $0.hasPrefix("an SQLite database with no tables and a damaged freelist") }
-    }
 }
 
 // MARK: - Reproducers
 
-/// Minimal reproducers of the engine bugs the corrupt-files scenario and fuzz-open-store found: fixed
-/// ones are regression tests; the two not fixed yet are known issues (RELIABILITY.md), whose
-/// `withKnownIssue` fails once they are, to be removed then.
+/// Minimal reproducers of the engine bugs the corrupt-files scenario and fuzz-open-store found, kept as
+/// regression tests.
 @Suite("Corrupt files: engine bug reproducers")
 struct CorruptFileReproducers {
     @Model final class ReproLog {
@@ -146,9 +131,7 @@ struct CorruptFileReproducers {
             _ = try ModelContainer(for: ReproLog.self, configurations: ModelConfiguration(url: url, allowsSave: true))
         }
         #expect(error.code == .notADatabase)
-        withKnownIssue("the refused file was switched to WAL mode") {
-            #expect((try? Data(contentsOf: url)) == data)
-        }
+        #expect((try? Data(contentsOf: url)) == data)
     }
 
     /// A store with a `-wal` left by a crash, opened with `allowsSave: false`: it opens, reads the

@@ -297,7 +297,18 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             // closes, which would change a file about to be refused (or one that must not be written).
             configuration.readonly = true
             let queue = try DatabaseQueue(path: readingPath(path), configuration: configuration)
-            _ = try SQLiteSchema.existingIdentifier(schema, in: queue, path: path)
+            if try SQLiteSchema.existingIdentifier(schema, in: queue, path: path) == nil {
+                // A database with no tables becomes a store, and opening it for writing switches it to
+                // WAL. SQLite reads such a file without looking at its free pages, so a damaged one
+                // would be changed before the damage showed: its pages are checked first (cheap, as it
+                // holds no rows).
+                let problems = try queue.read { try String.fetchAll($0, sql: "PRAGMA quick_check") }
+                if problems != ["ok"] {
+                    throw StowageError(
+                        .notADatabase,
+                        "The file \(path) is a damaged SQLite database (\(problems.prefix(3).joined(separator: "; "))). Move it away or choose another URL; Stowage did not modify it.")
+                }
+            }
             try queue.close()
         } catch {
             throw openError(error, path: path)
