@@ -217,6 +217,18 @@ extension ModelContext {
         try loadAttribute(attribute, of: model, backingData: data)
     }
 
+    /// Runs a load a property getter needs, which cannot report an error: when it runs out of memory,
+    /// the store's idle connections are closed (freeing their caches) and it is tried again, twice.
+    func retryingOutOfMemory(_ load: () throws -> Void) throws {
+        for attempt in 0... {
+            do {
+                return try load()
+            } catch let error as StowageError where error.code == .outOfMemory && attempt < 2 {
+                store.releaseMemory()
+            }
+        }
+    }
+
     /// Loads one attribute of a stored model (with the row's other attributes not loaded yet).
     func loadAttribute(_ attribute: Schema.Attribute, of model: AnyObject, backingData data: ModelBackingData) throws {
         guard let entity = data.entity, case .row(let pk)? = data.key else { return }

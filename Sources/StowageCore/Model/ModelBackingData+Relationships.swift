@@ -67,7 +67,7 @@ enum RelationshipGraph {
         let data = (model as! any PersistentModel).persistentBackingData
         if case .row? = data.key, data.state != .detached, let context = data.loadingContext {
             do {
-                try context.loadRelationship(relationship, of: model, backingData: data)
+                try context.retryingOutOfMemory { try context.loadRelationship(relationship, of: model, backingData: data) }
             } catch var error as StowageError {
                 let message = "Reading \(relationship.entity?.name ?? "?").\(relationship.name) of \(data.entity?.name ?? "a model") failed: \(error.message)"
                 error = StowageError(

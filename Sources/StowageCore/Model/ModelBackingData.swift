@@ -186,7 +186,7 @@ public final class ModelBackingData {
             preconditionFailure("\(Model.self): a property was read after its context was released; keep the ModelContext alive while you use its models.")
         }
         do {
-            try context.loadProperty(of: model, backingData: self, storage: storage)
+            try context.retryingOutOfMemory { try context.loadProperty(of: model, backingData: self, storage: storage) }
         } catch {
             preconditionFailure("\(Model.self): loading a property failed: \(error)")
         }

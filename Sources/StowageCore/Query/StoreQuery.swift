@@ -133,3 +133,11 @@ protocol ModelStore: AnyObject, Sendable {
     /// The SQLite stores (one per configuration), for what each keeps on its own (history).
     var sqliteStores: [SQLiteStore] { get }
 }
+
+extension ModelStore {
+    /// Frees what the stores can after a read ran out of memory: their idle read connections, with
+    /// their caches and prepared statements (reopened on demand).
+    func releaseMemory() {
+        for store in sqliteStores { store.releaseIdleReaders() }
+    }
+}

@@ -340,6 +340,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
 
     // MARK: - Reading
 
+    /// Closes the idle read connections (see ``ModelStore/releaseMemory()``).
+    func releaseIdleReaders() { readers?.close() }
+
     func fetch(_ query: StoreQuery, _ body: (StoreRow) throws -> Void) throws {
         try read(selectSQL(query)) { statement in
             let row = StoreRow(statement: statement)
