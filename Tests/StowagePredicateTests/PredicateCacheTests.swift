@@ -105,21 +105,22 @@ struct PredicateCacheTests {
         }
     }
 
+    /// The translation of `predicate` through the fixture's cache of translations.
+    private func translation(_ predicate: Predicate<Item>) throws -> PredicateTranslation {
+        PredicateTranslator.cachedTranslation(
+            predicate.expression, variable: predicate.variable.key, entity: try fixture.context.entity(for: Item.self),
+            storeIdentifier: (fixture.container.store as! SQLiteStore).identifier)
+    }
+
     @Test func aShapeIsTranslatedOnceAndItsSQLTextIsReused() throws {
-        let entity = try fixture.context.entity(for: Item.self)
-        let storeIdentifier = (fixture.container.store as! SQLiteStore).identifier
-        func translation(_ predicate: Predicate<Item>) -> PredicateTranslation {
-            PredicateTranslator.cachedTranslation(
-                predicate.expression, variable: predicate.variable.key, entity: entity, storeIdentifier: storeIdentifier)
-        }
         let first = "date", second = "apple"
-        let made = translation(#Predicate { $0.name == first })
-        let reused = translation(#Predicate { $0.name == second })
+        let made = try translation(#Predicate { $0.name == first })
+        let reused = try translation(#Predicate { $0.name == second })
         let template = try #require(made.template, "a translation that only binds its value is kept")
         #expect(reused.template === template)
         #expect(made.parameters == [.text("date")] && reused.parameters == [.text("apple")])
         let nilNote: String? = nil
-        #expect(translation(#Predicate { $0.note == nilNote }).template == nil, "IS NULL depends on the value")
+        #expect(try translation(#Predicate { $0.note == nilNote }).template == nil, "IS NULL depends on the value")
 
         let mark = fixture.statementCount
         _ = try fixture.context.fetch(FetchDescriptor(predicate: #Predicate<Item> { $0.name == first }))
@@ -128,6 +129,17 @@ struct PredicateCacheTests {
         #expect(statements.count == 2)
         #expect(Set(statements.map(\.sql)).count == 1, "one SQL text: \(statements.map(\.sql))")
         #expect(statements.map(\.expandedSQL).allSatisfy { $0.contains("stowage_nfc") }, "\(statements.map(\.expandedSQL))")
+    }
+
+    /// A lookup by identifier in a loop (`#Predicate { $0.persistentModelID == id }`) is translated
+    /// once, as a comparison of an attribute is.
+    @Test func anIdentifierComparisonIsTranslatedOnce() throws {
+        let first = all[0].persistentModelID, second = all[1].persistentModelID
+        let made = try translation(#Predicate { $0.persistentModelID == first })
+        let reused = try translation(#Predicate { $0.persistentModelID == second })
+        let template = try #require(made.template, "a translation that only binds its identifier is kept")
+        #expect(reused.template === template)
+        #expect(made.parameters == [.integer(first.primaryKey!)] && reused.parameters == [.integer(second.primaryKey!)])
     }
 
     @Test func limitsAndOffsetsAreBoundNotCached() throws {

@@ -27,6 +27,17 @@ import Testing
 /// of is released with its unsaved changes, and models that hold each other do not keep their context,
 /// container and store alive.
 @Suite struct ContextLifetimeTests {
+    /// A container holding the budget "Food" with the expenses "bread" and "milk".
+    private static func budgetWithTwoExpenses() throws -> ModelContainer {
+        let container = try inMemoryContainer(Budget.self)
+        let seed = ModelContext(container)
+        let food = Budget(name: "Food", limit: 300)
+        seed.insert(food)
+        food.expenses = [Expense(title: "bread", amount: 2), Expense(title: "milk", amount: 1)]
+        try seed.save()
+        return container
+    }
+
     @Test func aContextReleasedWithUnsavedChangesGoesAwayAndTakesThemWithIt() throws {
         let container = try inMemoryContainer(Item.self)
         let seed = ModelContext(container)
@@ -65,12 +76,7 @@ import Testing
     }
 
     @Test func modelsOfAReleasedContextStillReadAndLoadTheirProperties() throws {
-        let container = try inMemoryContainer(Budget.self)
-        let seed = ModelContext(container)
-        let food = Budget(name: "Food", limit: 300)
-        seed.insert(food)
-        food.expenses = [Expense(title: "bread", amount: 2), Expense(title: "milk", amount: 1)]
-        try seed.save()
+        let container = try Self.budgetWithTwoExpenses()
 
         let budget = try #require(try ModelContext(container).fetch(FetchDescriptor<Budget>()).first)
         #expect(budget.modelContext == nil)
@@ -81,12 +87,7 @@ import Testing
     }
 
     @Test func aReleasedContextKeepsPrefetchedToManyRelationshipsLoaded() throws {
-        let container = try inMemoryContainer(Budget.self)
-        let seed = ModelContext(container)
-        let food = Budget(name: "Food", limit: 300)
-        seed.insert(food)
-        food.expenses = [Expense(title: "bread", amount: 2), Expense(title: "milk", amount: 1)]
-        try seed.save()
+        let container = try Self.budgetWithTwoExpenses()
 
         let capture = StatementCapture()
         let budget: Budget

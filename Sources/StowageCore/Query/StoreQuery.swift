@@ -26,8 +26,16 @@ struct StoreQuery {
     /// fetch, nor the columns of a sort read in the sort's order, which a full-row read would return
     /// in another order).
     var readsFullRow: Bool {
-        attributes.elementsEqual(entity.columnAttributes, by: ===)
-            && foreignKeys.elementsEqual(entity.foreignKeyRelationships, by: ===)
+        Self.same(attributes, entity.columnAttributes) && Self.same(foreignKeys, entity.foreignKeyRelationships)
+    }
+
+    /// Whether two arrays hold the same objects in the same order: a loop rather than
+    /// `elementsEqual(_:by:)`, which ran unspecialised (about 1,000 instructions per check, three checks
+    /// per fetch).
+    private static func same<Element: AnyObject>(_ left: [Element], _ right: [Element]) -> Bool {
+        guard left.count == right.count else { return false }
+        for index in left.indices where left[index] !== right[index] { return false }
+        return true
     }
 
     init(entity: Schema.Entity, attributes: [Schema.Attribute]? = nil, primaryKeys: [Int64]? = nil) {
