@@ -18,6 +18,11 @@ import Logging
 ///
 /// A context is not `Sendable`: use it from one actor or thread. The container's
 /// ``ModelContainer/mainContext`` belongs to the main actor.
+///
+/// Models do not keep their context alive, as in SwiftData: keep the context while you use its models.
+/// A context released with unsaved changes discards them, and its models' ``PersistentModel/modelContext``
+/// becomes `nil`; a model still held loads what it had not loaded through its container (new objects,
+/// one query per property), where SwiftData would trap.
 public final class ModelContext {
     /// The container the context reads from and saves to.
     public let container: ModelContainer

@@ -65,7 +65,8 @@ extension PersistentModel {
     /// assigns the permanent one (as in SwiftData).
     public var persistentModelID: PersistentIdentifier { persistentBackingData.persistentModelID(for: Self.self) }
 
-    /// The context the model is registered in, or `nil` for a model not yet inserted.
+    /// The context the model is registered in, or `nil` for a model not yet inserted or whose context
+    /// was released.
     public var modelContext: ModelContext? { persistentBackingData.context }
 
     /// Whether the model has changes not yet saved: inserted, modified or deleted.
