@@ -429,6 +429,14 @@ enum IOFaults {
             if faultCase.mode == "persistent" { fields["injected"] = "\(injected)" }
             let kind = stowage_faults_first_kind(), role = stowage_faults_first_role()
             if kind >= 0 { fields["fault"] = "\(kindName(kind))@\(roleName(role))" }
+            // After a transient fault, the store closes when the container's last reference goes, which
+            // can be the change watcher's handler running on its queue at that moment: it is allowed a
+            // moment to finish. (A persistent fault or a faulted close leaves the WAL on purpose.)
+            let released = Date()
+            while faultCase.mode == "once", faultCase.phase != "close", FaultStore.exists(store, "-wal"),
+                  Date().timeIntervalSince(released) < 2 {
+                usleep(10_000)
+            }
             fields["walLeft"] = "\(FaultStore.exists(store, "-wal"))"
             fields["journalLeft"] = "\(FaultStore.exists(store, "-journal"))"
             // The caller reads a measured run's contents: they are the new ones.
