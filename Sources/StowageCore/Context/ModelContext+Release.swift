@@ -14,8 +14,6 @@ extension ModelContext {
     func releaseModels() {
         let hasRelationships = schema.entities.contains { !$0.relationshipList.isEmpty }
         guard hasRelationships || hasChanges else { return }
-        // Taken first: from here on a released model cannot leave the identity map (its link no longer
-        // reaches this context), so the map may not be read after a model is released.
         let live = hasRelationships ? registered.models : []
         let unsaved = inserted.models
         for model in changed.models + deleted.models { discardChanges(of: model) }

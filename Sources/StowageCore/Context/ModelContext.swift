@@ -68,7 +68,7 @@ public final class ModelContext {
     /// One entry per stored row with a live object. Entries do not retain their object: a model that
     /// nobody else holds is released and its entry removed, so iterating millions of rows keeps memory
     /// flat. Models with unsaved changes are retained by the change sets below.
-    let registered = IdentityMap()
+    let registered: IdentityMap
     var inserted = ModelSet(.inserted)
     var changed = ModelSet(.changed)
     var deleted = ModelSet(.deleted)
@@ -84,7 +84,9 @@ public final class ModelContext {
         self.container = container
         self.schema = container.schema
         self.store = container.store
-        self.link = ModelContextLink(container: container)
+        let link = ModelContextLink(container: container)
+        self.link = link
+        self.registered = link.registered
         link.context = self
         container.register(inbox, for: ObjectIdentifier(self))
     }
@@ -295,10 +297,6 @@ public final class ModelContext {
         } else if let relationship = property as? Schema.Relationship {
             relationship.accessor?.restore(snapshot, into: model)
         }
-    }
-
-    func forgetRegistration(entity: Schema.Entity, primaryKey: Int64, backingData: ModelBackingData) {
-        registered.removeValue(forKey: RowKey(entity: entity, primaryKey: primaryKey), ifBackedBy: backingData)
     }
 
     // MARK: - Rollback and transactions

@@ -98,8 +98,9 @@ public final class ModelBackingData {
     }
 
     deinit {
-        if state == .persisted, let context, let entity, case .row(let pk)? = key {
-            context.forgetRegistration(entity: entity, primaryKey: pk, backingData: self)
+        // Through the link, which holds the identity map: no need to reach the context (a weak load).
+        if state == .persisted, let link, let entity, case .row(let pk)? = key {
+            link.registered.removeValue(forKey: RowKey(entity: entity, primaryKey: pk), ifBackedBy: self)
         }
     }
 

@@ -9,6 +9,9 @@ final class ModelContextLink {
     /// The context, until it is released.
     weak var context: ModelContext?
     let container: ModelContainer
+    /// The context's identity map (``ModelContext/registered``), here so that a model released leaves
+    /// it without reaching the context, which may be gone.
+    let registered = IdentityMap()
 
     init(container: ModelContainer) {
         self.container = container
