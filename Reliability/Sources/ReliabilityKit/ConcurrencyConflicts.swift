@@ -310,19 +310,7 @@ enum ConflictRounds {
                 }
                 await a.change(editsA)
                 await b.change(editsB)
-                let outcomes: (ConcurrencySaveOutcome, ConcurrencySaveOutcome)
-                switch order {
-                case .aThenB:
-                    let outcomeA = await a.save()
-                    outcomes = (outcomeA, await b.save())
-                case .bThenA:
-                    let outcomeB = await b.save()
-                    outcomes = (await a.save(), outcomeB)
-                case .concurrent:
-                    async let outcomeA = a.save()
-                    async let outcomeB = b.save()
-                    outcomes = await (outcomeA, outcomeB)
-                }
+                let outcomes = await saveBoth(a, b, order)
                 guard outcomes == (.saved, .saved) else {
                     failures.append("a save failed: A \(outcomes.0), B \(outcomes.1)")
                     await a.rollback()
@@ -443,19 +431,7 @@ enum ConflictRounds {
             case .deleteBoth:
                 await a.deleteNote()
                 await b.deleteNote()
-                let outcomes: (ConcurrencySaveOutcome, ConcurrencySaveOutcome)
-                switch order {
-                case .aThenB:
-                    let outcomeA = await a.save()
-                    outcomes = (outcomeA, await b.save())
-                case .bThenA:
-                    let outcomeB = await b.save()
-                    outcomes = (await a.save(), outcomeB)
-                case .concurrent:
-                    async let outcomeA = a.save()
-                    async let outcomeB = b.save()
-                    outcomes = await (outcomeA, outcomeB)
-                }
+                let outcomes = await saveBoth(a, b, order)
                 if outcomes != (.saved, .saved) { failures.append("deleting a row twice: A \(outcomes.0), B \(outcomes.1)") }
                 if let stored = try await truth.truth(key) { failures.append("the note survived its deletions: \(stored)") }
             }
@@ -493,6 +469,22 @@ enum ConflictRounds {
     }
 
     /// Whether B's model reports isDeleted, polling B's context (each poll processes its notices).
+    /// Saves A and B in `order`; their outcomes, A's first.
+    static func saveBoth(_ a: ConflictEditor, _ b: ConflictEditor, _ order: ConflictOrder) async -> (ConcurrencySaveOutcome, ConcurrencySaveOutcome) {
+        switch order {
+        case .aThenB:
+            let outcomeA = await a.save()
+            return (outcomeA, await b.save())
+        case .bThenA:
+            let outcomeB = await b.save()
+            return (await a.save(), outcomeB)
+        case .concurrent:
+            async let outcomeA = a.save()
+            async let outcomeB = b.save()
+            return await (outcomeA, outcomeB)
+        }
+    }
+
     static func noticedDeletion(_ b: ConflictEditor) async -> Bool {
         let deadline = now() + 5
         while now() < deadline {

@@ -88,7 +88,7 @@ public final class ModelBackingData {
     /// Creates the state of a model not inserted anywhere.
     public init() {}
 
-    /// Creates the state of a model read from a row of `entity`, registered in `context`.
+    /// Creates the state of a model read from a row of `entity`, registered in the context of `link`.
     init(link: ModelContextLink, entity: Schema.Entity, primaryKey: Int64, storeIdentifier: String) {
         self.link = link
         self.entity = entity
@@ -184,7 +184,7 @@ public final class ModelBackingData {
             preconditionFailure("\(Model.self): a property of a deleted model was read (its row was deleted, or its identifier belongs to another store); check isDeleted first.")
         }
         guard let context = loadingContext else {
-            preconditionFailure("\(Model.self): a property was read after its context was released; keep the ModelContext alive while you use its models.")
+            preconditionFailure("Stowage internal error: a stored \(Model.self) has no link to a context or container to load a property through.")
         }
         do {
             try context.retryingOutOfMemory { try context.loadProperty(of: model, backingData: self, storage: storage) }
