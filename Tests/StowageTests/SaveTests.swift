@@ -205,3 +205,89 @@ import Testing
         }
     }
 }
+
+/// Many rows changed in the same columns are written by one `UPDATE … FROM (VALUES …)` per batch of 64
+/// rows: the rows, the columns left alone, the failures and what they leave must be those of one
+/// UPDATE per row.
+@Suite struct BatchedUpdateTests {
+    @Test func rowsChangedInTheSameColumnsAreWrittenInBatchesAndReadBackAfterReopening() throws {
+        try withFileStore([Item.self]) { url, open in
+            let capture = StatementCapture()
+            do {
+                let container = try open()
+                let context = ModelContext(container)
+                for number in 0 ..< 150 { context.insert(Item(name: "n\(number)", value: number, note: "keep \(number)")) }
+                try context.save()
+                capture.removeAll()
+                // Changed in order of value; the first and the 101st also get a new name: a second shape
+                // between runs of 99 and 49 rows changed in `value` only.
+                let items = try context.fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.value)]))
+                for item in items {
+                    item.value = item.value * 10 + 1
+                    if item.value % 1000 == 1 { item.name = "renamed \(item.value)" }
+                }
+                try context.save()
+                let updates = capture.writes(of: container).map(\.sql).filter { $0.hasPrefix("UPDATE \"Item\"") }
+                let batched = updates.filter { $0.contains("FROM (VALUES") }
+                #expect(batched.count == 1, "the run of 99 rows changed in `value` holds one batch of 64")
+                #expect(updates.count == 150 - 63)
+            }
+            // A fresh container reads every row as saved: changed columns written, the others untouched.
+            let context = ModelContext(try open())
+            let stored = try context.fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.note)]))
+            #expect(stored.count == 150)
+            for item in stored {
+                let number = Int(item.note!.dropFirst("keep ".count))!
+                #expect(item.value == number * 10 + 1)
+                #expect(item.name == (item.value % 1000 == 1 ? "renamed \(item.value)" : "n\(number)"))
+            }
+            let raw = try rawRead(url) { db in try Int.fetchOne(db, sql: "SELECT sum(value) FROM Item") }
+            #expect(raw == (0 ..< 150).reduce(0) { $0 + $1 * 10 + 1 })
+        }
+    }
+
+    @Test func aRowDeletedElsewhereInsideABatchIsAConflictAndNothingIsWritten() throws {
+        try withFileStore([Item.self]) { url, open in
+            let container = try open()
+            do {
+                let context = ModelContext(container)
+                for number in 0 ..< 100 { context.insert(Item(name: "n\(number)", value: number)) }
+                try context.save()
+            }
+            let editor = ModelContext(container)
+            let items = try editor.fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.value)]))
+            let remover = ModelContext(container)
+            try remover.delete(model: Item.self, where: #Predicate { $0.value == 10 })
+            try remover.save()
+            let gone = items[10].persistentModelID
+
+            for item in items { item.value += 1000 }
+            let error = try #require(stowageError { try editor.save() })
+            #expect(error.code == .saveConflict)
+            #expect(error.entityName == "Item")
+            #expect(error.message.contains("Item/p\(gone.primaryKey ?? -1)"))
+            // Nothing was written, and the context kept every change.
+            let values = try rawRead(url) { db in try Int.fetchAll(db, sql: "SELECT value FROM Item ORDER BY value") }
+            #expect(values == (0 ..< 100).filter { $0 != 10 })
+            #expect(editor.changedModelsArray.count == 100)
+            #expect(items.allSatisfy { $0.value >= 1000 })
+        }
+    }
+
+    @Test func aUniqueViolationInsideABatchWritesNothing() throws {
+        try withFileStore([Tag.self]) { url, open in
+            let container = try open()
+            let context = ModelContext(container)
+            for number in 0 ..< 80 { context.insert(Tag(code: "c\(number)", label: "l\(number)")) }
+            try context.save()
+            let tags = try context.fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.label)]))
+            for (offset, tag) in tags.enumerated() { tag.code = offset == 30 ? "x\(offset - 1)" : "x\(offset)" }
+            let error = try #require(stowageError { try context.save() })
+            #expect(error.code == .constraintViolation)
+            #expect(error.entityName == "Tag")
+            #expect(error.sql?.contains("FROM (VALUES") == true, "the violation happened in a batch")
+            let codes = try rawRead(url) { db in try String.fetchAll(db, sql: "SELECT code FROM Tag WHERE code LIKE 'x%'") }
+            #expect(codes.isEmpty)
+        }
+    }
+}

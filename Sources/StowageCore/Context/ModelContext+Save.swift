@@ -55,11 +55,19 @@ extension ModelContext {
             guard let entity = data.entity else { continue }
             changes.inserts.append(.init(entity: entity, model: model))
         }
+        // Models changed in the same properties (a loop over rows) share one list of written attributes.
+        var last: (entity: Schema.Entity, properties: PropertySet, attributes: [Schema.Attribute])?
         for model in changed.models where !goingAway.contains(ObjectIdentifier(model)) {
             let data = model.persistentBackingData
             guard data.state == .persisted, let entity = data.entity, case .row(let pk)? = data.key else { continue }
-            let attributes = data.changedProperties.compactMap { entity.properties[$0] as? Schema.Attribute }
-                .filter { !$0.options.contains(.ephemeral) }
+            let attributes: [Schema.Attribute]
+            if let last, last.entity === entity, last.properties == data.changedProperties {
+                attributes = last.attributes
+            } else {
+                attributes = data.changedProperties.compactMap { entity.properties[$0] as? Schema.Attribute }
+                    .filter { !$0.options.contains(.ephemeral) }
+                last = (entity, data.changedProperties, attributes)
+            }
             if !attributes.isEmpty {
                 changes.updates.append(.init(entity: entity, model: model, primaryKey: pk, attributes: attributes))
             }
@@ -86,7 +94,7 @@ extension ModelContext {
             let data = model.persistentBackingData
             data.state = .removed
             data.changedProperties.removeAll()
-            data.snapshot = [:]
+            data.snapshot.removeAll()
             if let entity = data.entity, case .row(let pk)? = data.key {
                 registered.removeValue(forKey: RowKey(entity: entity, primaryKey: pk))
                 saved.deleted[entity.name, default: []].insert(pk)
@@ -124,7 +132,7 @@ extension ModelContext {
         for model in changed.models {
             let data = model.persistentBackingData
             data.changedProperties.removeAll()
-            data.snapshot = [:]
+            data.snapshot.removeAll()
         }
         inserted.removeAll()
         changed.removeAll()

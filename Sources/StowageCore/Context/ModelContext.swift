@@ -32,7 +32,7 @@ public final class ModelContext {
     ///
     /// Autosave runs on the main actor: it applies to the main context and to contexts used on the main
     /// thread. Other contexts save when you call ``save()``.
-    public var autosaveEnabled = false {
+    @exclusivity(unchecked) public var autosaveEnabled = false {
         didSet { if autosaveEnabled && hasChanges { scheduleAutosave() } }
     }
 
@@ -44,7 +44,7 @@ public final class ModelContext {
     /// to a context used on the main actor (``ModelContainer/mainContext``). On Linux, Stowage provides
     /// `UndoManager` with Foundation's API. Undoing a saved deletion inserts the model again (with a new
     /// identifier).
-    public var undoManager: UndoManager?
+    @exclusivity(unchecked) public var undoManager: UndoManager?
     /// The object the context's undo actions are registered with (see `registerUndo`).
     lazy var undoTarget = UndoTarget(self)
 
@@ -62,20 +62,26 @@ public final class ModelContext {
     let inbox = ContextInbox()
     /// What the context's models refer to (they do not retain the context itself).
     let link: ModelContextLink
-    var isMainContext = false
-    private var autosaveScheduled = false
+    // The change sets and flags below are read on every change of a model: their dynamic exclusivity
+    // checks cost a runtime call each (five per property write) and could only catch a data race, which
+    // they do not reliably catch anyway (a context is not Sendable).
+    @exclusivity(unchecked) var isMainContext = false
+    @exclusivity(unchecked) private var autosaveScheduled = false
 
     /// One entry per stored row with a live object. Entries do not retain their object: a model that
     /// nobody else holds is released and its entry removed, so iterating millions of rows keeps memory
     /// flat. Models with unsaved changes are retained by the change sets below.
     let registered: IdentityMap
-    var inserted = ModelSet(.inserted)
-    var changed = ModelSet(.changed)
-    var deleted = ModelSet(.deleted)
+    @exclusivity(unchecked) var inserted = ModelSet(.inserted)
+    @exclusivity(unchecked) var changed = ModelSet(.changed)
+    @exclusivity(unchecked) var deleted = ModelSet(.deleted)
     /// Misuse detected by non-throwing methods (`insert` of a deleted model…), thrown by the next save.
-    var pendingErrors: [StowageError] = []
+    @exclusivity(unchecked) var pendingErrors: [StowageError] = []
     /// The ``ResultsObserver``s that follow this context's unsaved changes, told of each one.
-    var pendingChangeListeners: [ObjectIdentifier: PendingChangeListenerReference] = [:]
+    @exclusivity(unchecked) var pendingChangeListeners: [ObjectIdentifier: PendingChangeListenerReference] = [:]
+    /// The storage key paths of the last properties changed, with their entity and index (see
+    /// `propertyIndex(of:in:)`).
+    @exclusivity(unchecked) private var recentKeyPaths: [(keyPath: AnyKeyPath, entity: Schema.Entity, index: Int)] = []
 
     static let logger = Logger(label: "Stowage")
 
@@ -244,8 +250,20 @@ public final class ModelContext {
     func propertyWillChange<Model: PersistentModel, Value>(
         _ model: Model, _ data: ModelBackingData, storage: ReferenceWritableKeyPath<Model, Value?>
     ) {
-        guard let entity = data.entity, let index = entity.propertyIndex(for: storage) else { return }
+        guard let entity = data.entity, let index = propertyIndex(of: storage, in: entity) else { return }
         propertyWillChange(model, data, entity: entity, index: index)
+    }
+
+    /// The index of the property a generated setter's storage key path names. A key path literal is one
+    /// object per call site for the life of the process, so the last ones seen are compared by identity
+    /// first: hashing a key path for the entity's dictionary costs more than the rest of the change
+    /// tracking. The context holds the key paths it remembers, so an address cannot be reused meanwhile.
+    private func propertyIndex(of keyPath: AnyKeyPath, in entity: Schema.Entity) -> Int? {
+        for entry in recentKeyPaths where entry.keyPath === keyPath && entry.entity === entity { return entry.index }
+        guard let index = entity.propertyIndex(for: keyPath) else { return nil }
+        if recentKeyPaths.count == 16 { recentKeyPaths.removeFirst() }
+        recentKeyPaths.append((keyPath, entity, index))
+        return index
     }
 
     func relationshipWillChange(_ model: any PersistentModel, _ data: ModelBackingData, relationship: Schema.Relationship) {
@@ -324,7 +342,7 @@ public final class ModelContext {
             }
         }
         data.changedProperties.removeAll()
-        data.snapshot = [:]
+        data.snapshot.removeAll()
         if data.rowDeletedElsewhere {
             removeDeletedElsewhere(data)
         } else {

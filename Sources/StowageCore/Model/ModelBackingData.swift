@@ -19,7 +19,7 @@ public final class ModelBackingData {
         case removed
     }
 
-    // The hot fields below are read on every property access of a model and written once per row:
+    // The hot fields below are read on every property access or change of a model and written once per row:
     // their dynamic exclusivity checks would cost a runtime call each and could only catch a data race,
     // which they do not reliably catch anyway (models are not Sendable).
 
@@ -34,12 +34,12 @@ public final class ModelBackingData {
     @exclusivity(unchecked) var storeIdentifier: String?
     @exclusivity(unchecked) var state: State = .detached
     /// Indices (in the entity's properties) of properties changed since the last save.
-    var changedProperties = PropertySet()
+    @exclusivity(unchecked) var changedProperties = PropertySet()
     /// Values of changed properties as they were before the first change, for rollback.
-    var snapshot: [Int: Any] = Dictionary()
+    @exclusivity(unchecked) var snapshot = PropertySnapshots()
     /// The stored foreign keys of to-one relationships (by property index), read with the row and
     /// resolved into objects on first access.
-    var foreignKeys: [Int: Int64] = Dictionary()
+    @exclusivity(unchecked) var foreignKeys: [Int: Int64] = Dictionary()
     /// Another context deleted the model's row while this model had unsaved changes or a pending
     /// deletion: when those are rolled back or undone, the model is removed.
     var rowDeletedElsewhere = false
@@ -53,7 +53,7 @@ public final class ModelBackingData {
         static let changed = Membership(rawValue: 2)
         static let deleted = Membership(rawValue: 4)
     }
-    var membership: Membership = []
+    @exclusivity(unchecked) var membership: Membership = []
 
     /// Whether a property of the model has been read. Observers register by reading (observation
     /// tracking records reads), so the generated setters notify the observation registrar only once
@@ -228,6 +228,39 @@ struct PropertySet: Equatable, Sequence {
         }
         indices.append(contentsOf: overflow.sorted())
         return indices.makeIterator()
+    }
+}
+
+/// The values of a model's changed properties as they were before their first change, by property
+/// index. The first is kept inline: a model changed in one property (the common case, and every row of a
+/// rewrite loop) allocates nothing; a dictionary holds the others.
+struct PropertySnapshots {
+    private var firstIndex = -1
+    private var firstValue: Any = ()
+    private var others: [Int: Any]?
+
+    subscript(index: Int) -> Any? {
+        get { index == firstIndex ? firstValue : others?[index] }
+        set {
+            if index == firstIndex || firstIndex < 0 {
+                if let newValue {
+                    (firstIndex, firstValue) = (index, newValue)
+                } else if index == firstIndex {
+                    (firstIndex, firstValue) = (-1, ())
+                }
+            } else {
+                if others == nil {
+                    guard newValue != nil else { return }
+                    others = [:]
+                }
+                others![index] = newValue
+            }
+        }
+    }
+
+    mutating func removeAll() {
+        guard firstIndex >= 0 || others != nil else { return }
+        (firstIndex, firstValue, others) = (-1, (), nil)
     }
 }
 

@@ -79,6 +79,12 @@ struct ChangeSet {
         let model: AnyObject
         let primaryKey: Int64
         let attributes: [Schema.Attribute]
+
+        /// Whether `other` writes the same columns of the same entity (the save gives models changed in
+        /// the same properties one shared list, so this is usually one pointer comparison per column).
+        func hasShape(of other: Update) -> Bool {
+            entity === other.entity && attributes.elementsEqual(other.attributes, by: ===)
+        }
     }
 
     struct Delete {
