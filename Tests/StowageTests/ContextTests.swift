@@ -326,3 +326,33 @@ import Testing
         #expect(stowageError { try other.save() }?.code == .foreignModel)
     }
 }
+
+/// The snapshots rollback restores keep two values inline: they must behave as a dictionary of
+/// property index to value whatever the order of changes.
+@Suite struct PropertySnapshotsTests {
+    @Test func behavesAsADictionaryOverRandomSequences() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0 ..< 200 {
+            var snapshots = PropertySnapshots()
+            var expected: [Int: Int] = [:]
+            for _ in 0 ..< 12 {
+                let index = Int.random(in: 0 ..< 6, using: &generator)
+                switch Int.random(in: 0 ..< 10, using: &generator) {
+                case 0:
+                    snapshots[index] = nil
+                    expected[index] = nil
+                case 1:
+                    snapshots.removeAll()
+                    expected = [:]
+                default:
+                    let value = Int.random(in: 0 ..< 1000, using: &generator)
+                    snapshots[index] = value
+                    expected[index] = value
+                }
+                for probe in 0 ..< 6 {
+                    #expect(snapshots[probe] as? Int == expected[probe])
+                }
+            }
+        }
+    }
+}

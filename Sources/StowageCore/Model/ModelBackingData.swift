@@ -232,35 +232,38 @@ struct PropertySet: Equatable, Sequence {
 }
 
 /// The values of a model's changed properties as they were before their first change, by property
-/// index. The first is kept inline: a model changed in one property (the common case, and every row of a
-/// rewrite loop) allocates nothing; a dictionary holds the others.
+/// index. The first two are kept inline: a model changed in one or two properties (the common case, and
+/// every row of a loop rewriting a value or two) allocates nothing; a dictionary holds the others.
 struct PropertySnapshots {
-    private var firstIndex = -1
-    private var firstValue: Any = ()
+    private var first: (index: Int, value: Any) = (-1, ())
+    private var second: (index: Int, value: Any) = (-1, ())
     private var others: [Int: Any]?
 
     subscript(index: Int) -> Any? {
-        get { index == firstIndex ? firstValue : others?[index] }
+        get {
+            if index == first.index { return first.value }
+            if index == second.index { return second.value }
+            return others?[index]
+        }
         set {
-            if index == firstIndex || firstIndex < 0 {
-                if let newValue {
-                    (firstIndex, firstValue) = (index, newValue)
-                } else if index == firstIndex {
-                    (firstIndex, firstValue) = (-1, ())
-                }
-            } else {
-                if others == nil {
-                    guard newValue != nil else { return }
-                    others = [:]
-                }
+            if index == first.index {
+                first = newValue.map { (index, $0) } ?? (-1, ())
+            } else if index == second.index {
+                second = newValue.map { (index, $0) } ?? (-1, ())
+            } else if let newValue, others?[index] == nil, first.index < 0 {
+                first = (index, newValue)
+            } else if let newValue, others?[index] == nil, second.index < 0 {
+                second = (index, newValue)
+            } else if newValue != nil || others != nil {
+                others = others ?? [:]
                 others![index] = newValue
             }
         }
     }
 
     mutating func removeAll() {
-        guard firstIndex >= 0 || others != nil else { return }
-        (firstIndex, firstValue, others) = (-1, (), nil)
+        guard first.index >= 0 || second.index >= 0 || others != nil else { return }
+        (first, second, others) = ((-1, ()), (-1, ()), nil)
     }
 }
 
