@@ -600,14 +600,38 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         let columns: [Int]
     }
 
-    /// The UPDATE statements of one save, by shape, and the last one used: consecutive updates of the
-    /// same columns (the common case: one loop changing the same properties) skip even the dictionary.
-    private struct UpdateStatements {
+    /// Prepared statements of one kind by shape, and the last one used: consecutive updates of the same
+    /// columns (the common case: one loop changing the same properties) skip even the dictionary.
+    private struct ShapedStatements {
         var byShape: [UpdateShape: OpaquePointer] = [:]
-        var last: (entity: Schema.Entity, columns: [Schema.Attribute], statement: OpaquePointer)?
-        /// The statements that update ``batchRows(_:)`` rows at once, by shape.
-        var batchByShape: [UpdateShape: OpaquePointer] = [:]
-        var lastBatch: (entity: Schema.Entity, columns: [Schema.Attribute], statement: OpaquePointer)?
+        // The last one used, in three fields: comparing them in place copies and retains nothing.
+        var lastEntity: Schema.Entity?
+        var lastColumns: [Schema.Attribute] = []
+        var lastStatement: OpaquePointer?
+
+        /// The statement that writes `columns` of `entity`, prepared from `sql()` the first time.
+        @inline(__always)
+        mutating func statement(_ entity: Schema.Entity, _ columns: [Schema.Attribute], _ db: Database,
+                                sql: () -> String) throws -> OpaquePointer {
+            if let lastStatement, lastEntity === entity, lastColumns.elementsEqual(columns, by: ===) { return lastStatement }
+            let shape = UpdateShape(entity: ObjectIdentifier(entity), columns: columns.map(\.index))
+            let statement: OpaquePointer
+            if let cached = byShape[shape] {
+                statement = cached
+            } else {
+                // GRDB's statement cache keeps it prepared for the connection's lifetime.
+                statement = try db.cachedStatement(sql: sql()).sqliteStatement
+                byShape[shape] = statement
+            }
+            (lastEntity, lastColumns, lastStatement) = (entity, columns, statement)
+            return statement
+        }
+    }
+
+    /// The UPDATE statements of one save: one row at a time, and ``batchRows(_:)`` rows at once.
+    private struct UpdateStatements {
+        var single = ShapedStatements()
+        var batch = ShapedStatements()
 
         /// How many rows changed in the same columns one statement updates: up to 64, within 999
         /// parameters (SQLite's smallest limit; 32,766 by default since 3.32). One statement per row
@@ -627,7 +651,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         /// VALUES list and then the joined rows into two temporary b-trees and seeks each row twice, once
         /// to join and once to write. A seek to the row after the cursor's is a step, not a descent of the
         /// b-tree, so over consecutive rows the batch costs less than a statement per row (W7, callgrind:
-        /// 0.73 k fewer instructions per row; 9 % less wall time); over rows apart it costs more (W5,
+        /// 0.56 k fewer instructions per row; 9 % less wall time); over rows apart it costs more (W5,
         /// 10,000 rows of 100,000 in key order: 1.35 k more instructions per row, two thirds of them in
         /// seeks; 10 % more wall time), so those keep one statement each.
         static func run(in updates: [ChangeSet.Update], at start: Int) -> (count: Int, batched: Bool) {
@@ -652,25 +676,15 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     private func applyUpdates(_ updates: ArraySlice<ChangeSet.Update>, statements: inout UpdateStatements, _ db: Database) throws {
         let first = updates[updates.startIndex]
         let columns = first.attributes
-        let statement: OpaquePointer
-        if let last = statements.lastBatch, last.entity === first.entity, last.columns.elementsEqual(columns, by: ===) {
-            statement = last.statement
-        } else {
-            let shape = UpdateShape(entity: ObjectIdentifier(first.entity), columns: columns.map(\.index))
-            if let cached = statements.batchByShape[shape] {
-                statement = cached
-            } else {
-                let table = SQLiteSQL.quote(first.entity.name)
-                let values = "\"_stowage_rows\""
-                let row = "(" + Array(repeating: "?", count: columns.count + 1).joined(separator: ", ") + ")"
-                var text = "UPDATE \(table) SET "
-                text += columns.enumerated().map { "\(SQLiteSQL.quote($1.name)) = \(values).\"column\($0 + 2)\"" }.joined(separator: ", ")
-                text += " FROM (VALUES " + Array(repeating: row, count: updates.count).joined(separator: ", ") + ") AS \(values)"
-                text += " WHERE \(table).\(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = \(values).\"column1\""
-                statement = try db.cachedStatement(sql: text).sqliteStatement
-                statements.batchByShape[shape] = statement
-            }
-            statements.lastBatch = (first.entity, columns, statement)
+        let statement = try statements.batch.statement(first.entity, columns, db) {
+            let table = SQLiteSQL.quote(first.entity.name)
+            let values = "\"_stowage_rows\""
+            let row = "(" + Array(repeating: "?", count: columns.count + 1).joined(separator: ", ") + ")"
+            var text = "UPDATE \(table) SET "
+            text += columns.enumerated().map { "\(SQLiteSQL.quote($1.name)) = \(values).\"column\($0 + 2)\"" }.joined(separator: ", ")
+            text += " FROM (VALUES " + Array(repeating: row, count: updates.count).joined(separator: ", ") + ") AS \(values)"
+            text += " WHERE \(table).\(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = \(values).\"column1\""
+            return text
         }
         sqlite3_reset(statement)
         defer { sqlite3_reset(statement) }
@@ -695,22 +709,10 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         let columns = update.attributes.contains(where: \.isExternalStorage)
             ? update.attributes.filter { !$0.isExternalStorage } : update.attributes
         if !columns.isEmpty {
-            let statement: OpaquePointer
-            if let last = statements.last, last.entity === update.entity, last.columns.elementsEqual(columns, by: ===) {
-                statement = last.statement
-            } else {
-                let shape = UpdateShape(entity: ObjectIdentifier(update.entity), columns: columns.map(\.index))
-                if let cached = statements.byShape[shape] {
-                    statement = cached
-                } else {
-                    var text = "UPDATE \(SQLiteSQL.quote(update.entity.name)) SET "
-                    text += columns.map { "\(SQLiteSQL.quote($0.name)) = ?" }.joined(separator: ", ")
-                    text += " WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
-                    // GRDB's statement cache keeps it prepared for the connection's lifetime.
-                    statement = try db.cachedStatement(sql: text).sqliteStatement
-                    statements.byShape[shape] = statement
-                }
-                statements.last = (update.entity, columns, statement)
+            let statement = try statements.single.statement(update.entity, columns, db) {
+                "UPDATE \(SQLiteSQL.quote(update.entity.name)) SET "
+                    + columns.map { "\(SQLiteSQL.quote($0.name)) = ?" }.joined(separator: ", ")
+                    + " WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
             }
             sqlite3_reset(statement)
             defer { sqlite3_reset(statement) }
