@@ -187,6 +187,15 @@ enum FaultStore {
         try FileManager.default.copyItem(atPath: source.path, toPath: destination.path)
     }
 
+    /// Makes the single-file store `url` by filling a store beside it with `fill` and sealing that
+    /// (``seal(_:into:)``): whether a container's connections have closed once it goes out of scope
+    /// depends on its threads' timing, which Thread Sanitizer slows.
+    static func makeSealed(_ url: URL, fill: (URL) throws -> Void) throws {
+        let building = url.deletingLastPathComponent().appendingPathComponent("building-" + url.lastPathComponent)
+        try fill(building)
+        try seal(building, into: url)
+    }
+
     /// Whether a companion file (`-wal`, `-journal`) is beside the store.
     static func exists(_ url: URL, _ suffix: String) -> Bool {
         FileManager.default.fileExists(atPath: url.path + suffix)

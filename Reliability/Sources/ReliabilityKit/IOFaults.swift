@@ -469,9 +469,7 @@ enum IOFaults {
     /// closed (one file). Built beside `url` and sealed into it: the container that builds it links
     /// items to folders (an inverse relationship), which keeps it alive (see ``change(_:)``).
     static func makeWALTemplate(_ url: URL) throws {
-        let building = url.deletingLastPathComponent().appendingPathComponent("building-" + url.lastPathComponent)
-        try fill(building)
-        try FaultStore.seal(building, into: url)
+        try FaultStore.makeSealed(url, fill: fill)
     }
 
     private static func fill(_ url: URL) throws {

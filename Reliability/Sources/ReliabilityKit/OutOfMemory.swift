@@ -294,8 +294,13 @@ enum OutOfMemory {
         Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ seed) })
     }
 
-    /// 60 records (notes on every other, blobs on every third, a tag on three in four), three tags.
+    /// 60 records (notes on every other, blobs on every third, a tag on three in four), three tags, in
+    /// one file (``FaultStore/makeSealed(_:fill:)``).
     static func makeTemplate(_ url: URL) throws {
+        try FaultStore.makeSealed(url, fill: fill)
+    }
+
+    private static func fill(_ url: URL) throws {
         FaultStore.remove(url)
         let container = try ModelContainer(for: schema, configurations: ModelConfiguration(url: url))
         let context = ModelContext(container)
