@@ -37,6 +37,7 @@ extension ModelMacro: MemberMacro {
                 }
             }
         }
+        let loadBody = storages.isEmpty ? "" : "let model = unsafeDowncast(object, to: Self.self)" + storages.map { "\n    try reader.load(&model.\($0))" }.joined()
         let isFinal = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
         let metadataList = entries.isEmpty ? "[]" : "[\n" + entries.map { "            " + $0 }.joined(separator: ",\n") + "\n        ]"
         // The backing data and the registrar are created on first use: every designated initializer runs
@@ -78,6 +79,13 @@ extension ModelMacro: MemberMacro {
                 self._$backingDataStorage = backingData\(raw: storages.map { "\n    self.\($0) = nil" }.joined())
             }
             """,
+            // How a fetch fills a new model: straight from the row into each property's storage, the
+            // property and value types known here (see `ModelRowReader`).
+            DeclSyntax(stringLiteral: """
+                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    \(loadBody)
+                }
+                """),
             "@exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil",
             """
             nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {

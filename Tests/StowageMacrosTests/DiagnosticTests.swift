@@ -128,6 +128,10 @@ import Testing
                     self._$backingDataStorage = backingData
                 }
 
+                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+
+                }
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                 nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -209,6 +213,10 @@ import Testing
 
                 nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
+                }
+
+                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+
                 }
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
@@ -308,6 +316,10 @@ import Testing
 
                 nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
+                }
+
+                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+
                 }
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
@@ -423,6 +435,10 @@ import Testing
                     self._$backingDataStorage = backingData
                 }
 
+                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+
+                }
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                 nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -504,6 +520,10 @@ import Testing
                     self._$backingDataStorage = backingData
                 }
 
+                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+
+                }
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                 nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -575,6 +595,10 @@ import Testing
 
                 nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
+                }
+
+                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+
                 }
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
@@ -657,6 +681,10 @@ import Testing
 
                 nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
+                }
+
+                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+
                 }
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil

@@ -79,6 +79,12 @@ import Testing
                     self._limit = nil
                 }
 
+                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    try reader.load(&model._name)
+                    try reader.load(&model._limit)
+                }
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                 nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -213,6 +219,17 @@ import Testing
                     self._created = nil
                 }
 
+                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    try reader.load(&model._note)
+                    try reader.load(&model._amount)
+                    try reader.load(&model._hasReceipt)
+                    try reader.load(&model._memo)
+                    try reader.load(&model._tags)
+                    try reader.load(&model._category)
+                    try reader.load(&model._created)
+                }
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                 nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -308,6 +325,13 @@ import Testing
                     self._slug = nil
                     self._image = nil
                     self._caption = nil
+                }
+
+                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    try reader.load(&model._slug)
+                    try reader.load(&model._image)
+                    try reader.load(&model._caption)
                 }
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
@@ -419,6 +443,14 @@ import Testing
                     self._owner = nil
                 }
 
+                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    try reader.load(&model._name)
+                    try reader.load(&model._transactions)
+                    try reader.load(&model._archived)
+                    try reader.load(&model._owner)
+                }
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                 nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -519,6 +551,11 @@ import Testing
                     self._limit = nil
                 }
 
+                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    try reader.load(&model._limit)
+                }
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                 nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -608,6 +645,12 @@ import Testing
                     self._balance = nil
                 }
 
+                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    try reader.load(&model._id)
+                    try reader.load(&model._balance)
+                }
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                 nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -686,6 +729,11 @@ import Testing
                 nonisolated public required init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
                     self._name = nil
+                }
+
+                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    try reader.load(&model._name)
                 }
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
@@ -793,6 +841,13 @@ import Testing
                         self._transactions = nil
                     }
 
+                    nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                        let model = unsafeDowncast(object, to: Self.self)
+                        try reader.load(&model._name)
+                        try reader.load(&model._limit)
+                        try reader.load(&model._transactions)
+                    }
+
                     @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                     nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -856,6 +911,10 @@ import Testing
 
                 nonisolated public init(backingData: Stowage.ModelBackingData) {
                     self._$backingDataStorage = backingData
+                }
+
+                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+
                 }
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil

@@ -1,7 +1,8 @@
 import Foundation
 
-/// How the rows of one query become models, prepared once per query instead of once per row: the
-/// loader of its attributes and the to-one relationships whose foreign keys follow them.
+/// How the rows of one query become models, prepared once per query instead of once per row: which
+/// column holds each property (what the `_$load(_:into:)` `@Model` generates reads, see
+/// ``ModelRowReader``) and the to-one relationships whose foreign keys follow the attributes.
 ///
 /// Materialising is not generic over the model type: the rows of every fetch go through the same
 /// compiled code, which the generic entry points (`fetch<T>`, `enumerate<T>`…) cast once per result
@@ -9,32 +10,21 @@ import Foundation
 struct RowLayout {
     let entity: Schema.Entity
     let attributes: [Schema.Attribute]
-    let loader: RowLoader
     let foreignKeys: [Schema.Relationship]
+    /// The column of each of the entity's properties, by property index, or -1 when the query does not
+    /// read it.
+    let columns: [Int32]
+    /// The identifier of the entity's store, which every model made from these rows carries.
+    let storeIdentifier: String
 
-    init(_ query: StoreQuery) {
+    init(_ query: StoreQuery, storeIdentifier: String) {
         entity = query.entity
         attributes = query.attributes
-        loader = query.readsFullRow ? query.entity.rowLoader : RowLoader(query.attributes)
         foreignKeys = query.foreignKeys
-    }
-}
-
-/// Loads attributes from the columns of a row into a model: one closure per column, `@Model`
-/// specialised for the model and value types (see `AttributeOperations`), each reading and setting its
-/// column and then calling the closure of the next column. Closures captured by a closure are called
-/// borrowed, where closures read from an array are copied (a retain and a release per column and row).
-struct RowLoader {
-    let load: ColumnLoader
-
-    /// Loads `attributes`, the columns of a row in order. A failure names the attribute.
-    init(_ attributes: [Schema.Attribute]) {
-        load = Self.chain(attributes[...])
-    }
-
-    private static func chain(_ attributes: ArraySlice<Schema.Attribute>) -> ColumnLoader {
-        guard let attribute = attributes.first else { return { _, _ in } }
-        return attribute.accessor.linkColumn(at: attributes.startIndex, named: attribute.name, then: chain(attributes.dropFirst()))
+        var columns = [Int32](repeating: -1, count: query.entity.properties.count)
+        for (column, attribute) in query.attributes.enumerated() { columns[attribute.index] = Int32(column) }
+        self.columns = columns
+        self.storeIdentifier = storeIdentifier
     }
 }
 
@@ -50,13 +40,13 @@ extension ModelContext {
     /// Appends the models of the rows `query` matches to `objects`, in row order. Batched reads reuse
     /// one buffer: freeing a block of 64 KB or more makes glibc consolidate its free lists.
     func fetchObjects(_ query: StoreQuery, into objects: inout ContiguousArray<any PersistentModel>) throws {
-        let layout = RowLayout(query)
+        let layout = RowLayout(query, storeIdentifier: store.identifier(for: query.entity))
         try store.fetch(query) { row in objects.append(try materialize(row, layout)) }
     }
 
     /// The models of the rows `query` matches, by primary key.
     func fetchObjectsByKey(_ query: StoreQuery) throws -> [Int64: any PersistentModel] {
-        let layout = RowLayout(query)
+        let layout = RowLayout(query, storeIdentifier: store.identifier(for: query.entity))
         var byKey: [Int64: any PersistentModel] = [:]
         try store.fetch(query) { row in byKey[row.primaryKey] = try materialize(row, layout) }
         return byKey
@@ -83,10 +73,13 @@ extension ModelContext {
             try refresh(model, from: row, layout)
             return model
         }
-        let data = ModelBackingData(link: link, entity: entity, primaryKey: pk, storeIdentifier: store.identifier(for: entity))
+        let data = ModelBackingData(link: link, entity: entity, primaryKey: pk, storeIdentifier: layout.storeIdentifier)
         let model = entity.modelType.init(backingData: data)
         do {
-            try layout.loader.load(row, model)
+            try layout.columns.withUnsafeBufferPointer { columns in
+                var reader = ModelRowReader(row: row, columns: columns.baseAddress!, entity: entity)
+                try entity.modelType._$load(&reader, into: model)
+            }
         } catch var error as StowageError {
             error.entityName = entity.name
             throw error
@@ -111,7 +104,7 @@ extension ModelContext {
         guard data.state == .persisted || data.state == .deleted else { return }
         for (index, attribute) in layout.attributes.enumerated() {
             if data.changedProperties.contains(attribute.index) {
-                data.snapshot[attribute.index] = try attribute.accessor.snapshot(ofStored: row.value(at: index))
+                data.snapshot[attribute.index] = try attribute.accessor.decode(row.value(at: index))
             } else {
                 try attribute.accessor.refresh(row.value(at: index), into: model)
             }

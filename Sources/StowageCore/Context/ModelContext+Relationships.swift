@@ -40,7 +40,7 @@ extension ModelContext {
     func relatedObjects(_ relationship: Schema.Relationship, owners: [Int64]) throws -> [Int64: [AnyObject]] {
         guard let destination = relationship.destinationEntity else { return [:] }
         let columns = StoreQuery(entity: destination)
-        let layout = RowLayout(columns)
+        let layout = RowLayout(columns, storeIdentifier: store.identifier(for: destination))
         var groups: [Int64: [AnyObject]] = [:]
         try store.fetchRelated(relationship, owners: owners, columns: columns) { owner, row in
             groups[owner, default: []].append(try materialize(row, layout))

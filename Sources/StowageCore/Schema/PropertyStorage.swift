@@ -25,10 +25,6 @@ struct PropertyStorage<Root: AnyObject, Value> {
     }
 }
 
-/// Loads columns of a row into a model (see `RowLoader`).
-@usableFromInline
-typealias ColumnLoader = (_ row: StoreRow, _ model: AnyObject) throws -> Void
-
 /// The operations a fetch or a save runs for every attribute of every row, as closures built in the
 /// model's module: `PropertyMetadata`'s attribute initializer is `@inlinable`, so the compiler
 /// specialises these closures for the concrete model and value types (no generic metadata look-ups,
@@ -43,12 +39,6 @@ struct AttributeOperations {
     @usableFromInline let load: (StorageValue, AnyObject) throws -> Void
     /// Sets the storage from a stored value, notifying observers when the value changed.
     @usableFromInline let refresh: (StorageValue, AnyObject) throws -> Void
-    /// A loader that sets the storage from the attribute at `index` of a row, without observation or
-    /// change tracking (`load` without building a ``StorageValue`` for the common types), then runs
-    /// `next`, the loader of the following columns. A decoding error gets the property's `name`. One
-    /// closure per column, which calls the next one: see `RowLoader`.
-    @usableFromInline let linkColumn: (_ index: Int, _ name: String, _ next: @escaping ColumnLoader) -> ColumnLoader
-
     @inlinable
     init<Root: PersistentModel, Value>(
         keyPath: KeyPath<Root, Value>, storage: PropertyStorage<Root, Value>, codec: AttributeCodec<Value>
@@ -64,19 +54,6 @@ struct AttributeOperations {
         }
         load = { stored, model in
             set(unsafeDowncast(model, to: Root.self), try codec.decodeValue(stored))
-        }
-        linkColumn = { index, name, next in
-            { row, model in
-                let value: Value
-                do {
-                    value = try codec.decodeColumn(row, at: index)
-                } catch var error as StowageError {
-                    error.propertyName = name
-                    throw error
-                }
-                set(unsafeDowncast(model, to: Root.self), value)
-                try next(row, model)
-            }
         }
         refresh = { stored, model in
             let object = unsafeDowncast(model, to: Root.self)

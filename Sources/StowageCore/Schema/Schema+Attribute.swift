@@ -117,15 +117,14 @@ protocol AttributeAccessor: AnyObject {
     func load(_ value: StorageValue, into model: AnyObject) throws
     /// Sets the model's storage from a stored value and notifies observers when the value changed.
     func refresh(_ value: StorageValue, into model: AnyObject) throws
-    /// A loader of the attribute at `index` of a row that then runs `next` (see `AttributeOperations`).
-    func linkColumn(at index: Int, named name: String, then next: @escaping ColumnLoader) -> ColumnLoader
     /// Forgets the model's value, so that the next read loads it again.
     func unload(_ model: AnyObject)
     /// The model's current storage, for rollback.
     func snapshot(_ model: AnyObject) -> Any
-    /// A stored value in the form of ``snapshot(_:)``: what rollback restores once another save changed
-    /// the row under an unsaved change.
-    func snapshot(ofStored value: StorageValue) throws -> Any
+    /// A stored value decoded to the attribute's type, boxed: what a new model's property is set to
+    /// (see `ModelRowReader`), and in the form of ``snapshot(_:)`` what rollback restores once another
+    /// save changed the row under an unsaved change.
+    func decode(_ value: StorageValue) throws -> Any
     /// Restores a snapshot and notifies observers.
     func restore(_ snapshot: Any, into model: AnyObject)
     /// The stored form of a Swift value of this attribute's type (a predicate constant), or `nil` when
@@ -173,9 +172,6 @@ final class TypedAttributeAccessor<Root: PersistentModel, Value>: AttributeAcces
     func read(_ model: AnyObject) throws -> StorageValue { try operations.read(model) }
     func load(_ value: StorageValue, into model: AnyObject) throws { try operations.load(value, model) }
     func refresh(_ value: StorageValue, into model: AnyObject) throws { try operations.refresh(value, model) }
-    func linkColumn(at index: Int, named name: String, then next: @escaping ColumnLoader) -> ColumnLoader {
-        operations.linkColumn(index, name, next)
-    }
 
     func unload(_ model: AnyObject) { storage[model] = nil }
 
@@ -187,7 +183,7 @@ final class TypedAttributeAccessor<Root: PersistentModel, Value>: AttributeAcces
         return NotLoadedSnapshot()
     }
 
-    func snapshot(ofStored value: StorageValue) throws -> Any { try codec.decodeValue(value) }
+    func decode(_ value: StorageValue) throws -> Any { try codec.decodeValue(value) }
 
     func restore(_ snapshot: Any, into model: AnyObject) {
         let object = unsafeDowncast(model, to: Root.self)
@@ -232,10 +228,9 @@ private final class UnboundAttributeAccessor: AttributeAccessor {
     func read(_ model: AnyObject) throws -> StorageValue { .null }
     func load(_ value: StorageValue, into model: AnyObject) throws {}
     func refresh(_ value: StorageValue, into model: AnyObject) throws {}
-    func linkColumn(at index: Int, named name: String, then next: @escaping ColumnLoader) -> ColumnLoader { next }
     func unload(_ model: AnyObject) {}
     func snapshot(_ model: AnyObject) -> Any { () }
-    func snapshot(ofStored value: StorageValue) throws -> Any { () }
+    func decode(_ value: StorageValue) throws -> Any { () }
     func restore(_ snapshot: Any, into model: AnyObject) {}
     func encode(constant value: Any) throws -> StorageValue? { nil }
     var probeValue: Any? { nil }

@@ -27,8 +27,6 @@ extension Schema {
         let relationshipList: [Relationship]
         /// Attributes stored in the entity's own table (not external storage), in column order.
         let columnAttributes: [Attribute]
-        /// Loads ``columnAttributes`` from a full row.
-        let rowLoader: RowLoader
         /// Attributes kept outside the row (`.externalStorage`).
         let externalAttributes: [Attribute]
         /// Attributes whose values a deletion keeps in the history (`.preserveValueOnDeletion`).
@@ -71,7 +69,6 @@ extension Schema {
             self.attributeList = attributes
             self.relationshipList = relationships
             self.columnAttributes = attributes.filter { !$0.isExternalStorage && !$0.options.contains(.ephemeral) }
-            self.rowLoader = RowLoader(columnAttributes)
             self.externalAttributes = attributes.filter { $0.isExternalStorage && !$0.options.contains(.ephemeral) }
             self.preservedAttributes = attributes.filter { $0.options.contains(.preserveValueOnDeletion) && !$0.options.contains(.ephemeral) }
             self.propertyIndexByKeyPath = byKeyPath
