@@ -327,16 +327,19 @@ import Testing
     }
 }
 
-/// The snapshots rollback restores keep two values inline: they must behave as a dictionary of
-/// property index to value whatever the order of changes.
+/// The snapshots rollback restores keep two values inline in a box that saves and rollbacks give back
+/// for reuse: they must behave as a dictionary of property index to value whatever the order of
+/// changes, recycling included.
 @Suite struct PropertySnapshotsTests {
     @Test func behavesAsADictionaryOverRandomSequences() {
         var generator = SystemRandomNumberGenerator()
+        var pool: [PropertySnapshots.Box] = []
         for _ in 0 ..< 200 {
             var snapshots = PropertySnapshots()
             var expected: [Int: Int] = [:]
             for _ in 0 ..< 12 {
                 let index = Int.random(in: 0 ..< 6, using: &generator)
+                let value = Int.random(in: 0 ..< 1000, using: &generator)
                 switch Int.random(in: 0 ..< 10, using: &generator) {
                 case 0:
                     snapshots[index] = nil
@@ -344,8 +347,15 @@ import Testing
                 case 1:
                     snapshots.removeAll()
                     expected = [:]
+                case 2:
+                    // What a save or a rollback does: the box, emptied, goes to the pool.
+                    snapshots.recycle(into: &pool)
+                    expected = [:]
+                case 3, 4:
+                    // What a change does: a box from the pool if the model has none.
+                    snapshots.record(value, at: index, reusing: &pool)
+                    expected[index] = value
                 default:
-                    let value = Int.random(in: 0 ..< 1000, using: &generator)
                     snapshots[index] = value
                     expected[index] = value
                 }
@@ -354,5 +364,40 @@ import Testing
                 }
             }
         }
+        #expect(pool.count <= PropertySnapshots.poolLimit)
+    }
+
+    @Test func thePoolKeepsAtMostItsLimit() {
+        var pool: [PropertySnapshots.Box] = []
+        for index in 0 ..< PropertySnapshots.poolLimit + 10 {
+            var snapshots = PropertySnapshots()
+            snapshots[0] = index
+            snapshots.recycle(into: &pool)
+        }
+        #expect(pool.count == PropertySnapshots.poolLimit)
+    }
+
+    @Test func aModelChangedAfterASaveRollsBackToItsOwnValuesOnly() throws {
+        let container = try inMemoryContainer(Item.self)
+        let context = ModelContext(container)
+        let first = Item(name: "first", value: 1)
+        let second = Item(name: "second", value: 2)
+        context.insert(first)
+        context.insert(second)
+        try context.save()
+
+        // The first model's snapshot box goes back to the context with this save...
+        first.value = 10
+        first.name = "first, renamed"
+        try context.save()
+        // ...and the second model's change takes it.
+        second.name = "second, renamed"
+        context.rollback()
+
+        #expect(second.name == "second" && second.value == 2)
+        #expect(first.name == "first, renamed" && first.value == 10)
+        #expect(!context.hasChanges)
+        let stored = try ModelContext(container).fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.value)]))
+        #expect(stored.map(\.name) == ["second", "first, renamed"])
     }
 }

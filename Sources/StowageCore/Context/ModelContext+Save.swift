@@ -94,7 +94,7 @@ extension ModelContext {
             let data = model.persistentBackingData
             data.state = .removed
             data.changedProperties.removeAll()
-            data.snapshot.removeAll()
+            data.snapshot.recycle(into: &snapshotBoxes)
             if let entity = data.entity, case .row(let pk)? = data.key {
                 registered.removeValue(forKey: RowKey(entity: entity, primaryKey: pk))
                 saved.deleted[entity.name, default: []].insert(pk)
@@ -132,7 +132,7 @@ extension ModelContext {
         for model in changed.models {
             let data = model.persistentBackingData
             data.changedProperties.removeAll()
-            data.snapshot.removeAll()
+            data.snapshot.recycle(into: &snapshotBoxes)
         }
         inserted.removeAll()
         changed.removeAll()

@@ -75,6 +75,9 @@ public final class ModelContext {
     @exclusivity(unchecked) var inserted = ModelSet(.inserted)
     @exclusivity(unchecked) var changed = ModelSet(.changed)
     @exclusivity(unchecked) var deleted = ModelSet(.deleted)
+    /// Emptied snapshot boxes that saves and rollbacks gave back, for the next changed models (see
+    /// `PropertySnapshots`).
+    @exclusivity(unchecked) var snapshotBoxes: [PropertySnapshots.Box] = []
     /// Misuse detected by non-throwing methods (`insert` of a deleted model…), thrown by the next save.
     @exclusivity(unchecked) var pendingErrors: [StowageError] = []
     /// The ``ResultsObserver``s that follow this context's unsaved changes, told of each one.
@@ -276,7 +279,7 @@ public final class ModelContext {
     func propertyWillChange(_ model: any PersistentModel, _ data: ModelBackingData, entity: Schema.Entity, index: Int) {
         if undoManager != nil { registerUndoOfChange(model, data, entity: entity, index: index) }
         if !data.changedProperties.contains(index) {
-            data.snapshot[index] = snapshot(of: entity.properties[index], in: model)
+            data.snapshot.record(snapshot(of: entity.properties[index], in: model), at: index, reusing: &snapshotBoxes)
             data.changedProperties.insert(index)
         }
         if data.state == .persisted, changed.insert(model) {
@@ -342,7 +345,7 @@ public final class ModelContext {
             }
         }
         data.changedProperties.removeAll()
-        data.snapshot.removeAll()
+        data.snapshot.recycle(into: &snapshotBoxes)
         if data.rowDeletedElsewhere {
             removeDeletedElsewhere(data)
         } else {

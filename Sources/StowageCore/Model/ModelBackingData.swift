@@ -31,8 +31,18 @@ public final class ModelBackingData {
     var context: ModelContext? { link?.context }
     @exclusivity(unchecked) var entity: Schema.Entity?
     @exclusivity(unchecked) var key: PersistentIdentifier.Key?
-    @exclusivity(unchecked) var storeIdentifier: String?
+    // The one-byte fields follow the key, in the bytes its alignment would leave empty: every fetched
+    // row allocates one of these, and below 128 bytes glibc keeps freed blocks in its fast bins.
     @exclusivity(unchecked) var state: State = .detached
+    @exclusivity(unchecked) var membership: Membership = []
+    /// Whether a property of the model has been read. Observers register by reading (observation
+    /// tracking records reads), so the generated setters notify the observation registrar only once
+    /// this is `true`.
+    @exclusivity(unchecked) var isObserved = false
+    /// Another context deleted the model's row while this model had unsaved changes or a pending
+    /// deletion: when those are rolled back or undone, the model is removed.
+    var rowDeletedElsewhere = false
+    @exclusivity(unchecked) var storeIdentifier: String?
     /// Indices (in the entity's properties) of properties changed since the last save.
     @exclusivity(unchecked) var changedProperties = PropertySet()
     /// Values of changed properties as they were before the first change, for rollback.
@@ -40,9 +50,6 @@ public final class ModelBackingData {
     /// The stored foreign keys of to-one relationships (by property index), read with the row and
     /// resolved into objects on first access.
     @exclusivity(unchecked) var foreignKeys: [Int: Int64] = Dictionary()
-    /// Another context deleted the model's row while this model had unsaved changes or a pending
-    /// deletion: when those are rolled back or undone, the model is removed.
-    var rowDeletedElsewhere = false
     /// Set on the probe models that find out what a key path reads (see `KeyPathProbe`).
     var probe: KeyPathProbe?
 
@@ -53,12 +60,6 @@ public final class ModelBackingData {
         static let changed = Membership(rawValue: 2)
         static let deleted = Membership(rawValue: 4)
     }
-    @exclusivity(unchecked) var membership: Membership = []
-
-    /// Whether a property of the model has been read. Observers register by reading (observation
-    /// tracking records reads), so the generated setters notify the observation registrar only once
-    /// this is `true`.
-    @exclusivity(unchecked) var isObserved = false
 
     /// Whether a property of the model has been read (see ``_$noteRead()``). A computed property: a
     /// client module writing a stored property of this class directly would check exclusivity at run
@@ -232,38 +233,80 @@ struct PropertySet: Equatable, Sequence {
 }
 
 /// The values of a model's changed properties as they were before their first change, by property
-/// index. The first two are kept inline: a model changed in one or two properties (the common case, and
-/// every row of a loop rewriting a value or two) allocates nothing; a dictionary holds the others.
+/// index. They live in a box that the model's first change takes: the models a fetch makes never
+/// change, for most of them, and stay small without it. A save or a rollback gives the box back to its
+/// context (``recycle(into:)``), whose next changed models reuse it (``record(_:at:reusing:)``), so a
+/// loop changing rows and saving every few thousand allocates no box after the first save. The box keeps
+/// the first two values inline, so a model changed in one or two properties (the common case) allocates
+/// nothing more; a dictionary holds the others.
 struct PropertySnapshots {
-    private var first: (index: Int, value: Any) = (-1, ())
-    private var second: (index: Int, value: Any) = (-1, ())
-    private var others: [Int: Any]?
+    /// Its fields are only reached through the backing data's `snapshot`, on its model's context: a
+    /// dynamic exclusivity check per access (a runtime call, a fifth of a change's cost) would find nothing.
+    final class Box {
+        @exclusivity(unchecked) fileprivate var first: (index: Int, value: Any) = (-1, ())
+        @exclusivity(unchecked) fileprivate var second: (index: Int, value: Any) = (-1, ())
+        @exclusivity(unchecked) fileprivate var others: [Int: Any]?
+    }
+
+    /// How many emptied boxes a context keeps for reuse.
+    static let poolLimit = 4_096
+
+    private var box: Box?
 
     subscript(index: Int) -> Any? {
         get {
-            if index == first.index { return first.value }
-            if index == second.index { return second.value }
-            return others?[index]
+            guard let box else { return nil }
+            if index == box.first.index { return box.first.value }
+            if index == box.second.index { return box.second.value }
+            return box.others?[index]
         }
         set {
-            if index == first.index {
-                first = newValue.map { (index, $0) } ?? (-1, ())
-            } else if index == second.index {
-                second = newValue.map { (index, $0) } ?? (-1, ())
-            } else if let newValue, others?[index] == nil, first.index < 0 {
-                first = (index, newValue)
-            } else if let newValue, others?[index] == nil, second.index < 0 {
-                second = (index, newValue)
-            } else if newValue != nil || others != nil {
-                others = others ?? [:]
-                others![index] = newValue
-            }
+            guard let box = box ?? newValue.map({ _ in Box() }) else { return }
+            self.box = box
+            Self.set(newValue, at: index, in: box)
         }
     }
 
+    /// Records the value of a property before its first change, taking the box from `pool` if the
+    /// model has none.
+    mutating func record(_ value: Any, at index: Int, reusing pool: inout [Box]) {
+        let box = self.box ?? pool.popLast() ?? Box()
+        self.box = box
+        Self.set(value, at: index, in: box)
+    }
+
+    private static func set(_ newValue: Any?, at index: Int, in box: Box) {
+        if index == box.first.index {
+            box.first = newValue.map { (index, $0) } ?? (-1, ())
+        } else if index == box.second.index {
+            box.second = newValue.map { (index, $0) } ?? (-1, ())
+        } else if let newValue, box.others?[index] == nil, box.first.index < 0 {
+            box.first = (index, newValue)
+        } else if let newValue, box.others?[index] == nil, box.second.index < 0 {
+            box.second = (index, newValue)
+        } else if newValue != nil || box.others != nil {
+            box.others = box.others ?? [:]
+            box.others![index] = newValue
+        }
+    }
+
+    /// Forgets every value.
     mutating func removeAll() {
-        guard first.index >= 0 || second.index >= 0 || others != nil else { return }
-        (first, second, others) = ((-1, ()), (-1, ()), nil)
+        guard let box else { return }
+        Self.empty(box)
+    }
+
+    /// Forgets every value and gives the box to `pool`, unless it is full.
+    mutating func recycle(into pool: inout [Box]) {
+        guard let box else { return }
+        Self.empty(box)
+        self.box = nil
+        if pool.count < Self.poolLimit { pool.append(box) }
+    }
+
+    private static func empty(_ box: Box) {
+        guard box.first.index >= 0 || box.second.index >= 0 || box.others != nil else { return }
+        (box.first, box.second, box.others) = ((-1, ()), (-1, ()), nil)
     }
 }
 
