@@ -41,6 +41,8 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     private struct FullRowSQL {
         let columns: String
         let primaryKeyLookupPrefix: String
+        /// The whole lookup of one row by primary key (`model(for:)`, a to-one relationship's fault).
+        let singleKeyLookup: String
     }
     /// The SELECTs of full-row queries whose filter comes from a cached predicate translation (or
     /// that have none), by what their text depends on; rebound with each query's parameters.
@@ -358,12 +360,17 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         let key = ObjectIdentifier(query.entity)
         let cached = fullRowSQLCache.withLock { $0[key] } ?? {
             let columns = SQLiteSQL.columnList(query)
-            let sql = FullRowSQL(columns: columns, primaryKeyLookupPrefix: SQLiteSQL.primaryKeyLookupPrefix(query, columns: columns))
+            let prefix = SQLiteSQL.primaryKeyLookupPrefix(query, columns: columns)
+            let sql = FullRowSQL(columns: columns, primaryKeyLookupPrefix: prefix,
+                                 singleKeyLookup: SQLiteSQL.selectByPrimaryKeys(prefix: prefix, [0]).sql)
             fullRowSQLCache.withLock { $0[key] = sql }
             return sql
         }()
         if SQLiteSQL.isPrimaryKeyLookup(query), let keys = query.primaryKeys {
-            return SQLiteSQL.selectByPrimaryKeys(prefix: cached.primaryKeyLookupPrefix, keys)
+            guard keys.count == 1 else { return SQLiteSQL.selectByPrimaryKeys(prefix: cached.primaryKeyLookupPrefix, keys) }
+            var lookup = SQLFragment(cached.singleKeyLookup)
+            lookup.arguments = [.integer(keys[0])]
+            return lookup
         }
         guard let shape = SelectShape(query) else { return SQLiteSQL.select(query, columns: cached.columns) }
         if let select = selectCache.withLock({ $0[shape] }) {
