@@ -5,8 +5,8 @@ import SwiftSyntaxMacros
 
 /// `@Model`: turns a class into a persistent model, like SwiftData's `@Model` (which builds on
 /// `@Observable`). It adds the backing data, an observation registrar, schema metadata, an
-/// `init(backingData:)`, marks each stored property `@_PersistedProperty`, and conforms the class to
-/// `PersistentModel`.
+/// `init(backingData:)` and the `_$load(_:into:)` that fills a fetched model from its row, marks each
+/// stored property `@_PersistedProperty`, and conforms the class to `PersistentModel`.
 public enum ModelMacro {}
 
 extension ModelMacro: MemberMacro {
