@@ -124,6 +124,29 @@ import Testing
         #expect(stale.isDeleted)
     }
 
+    @Test func aModelChangedAfterASaveRollsBackToItsOwnValuesOnly() throws {
+        let (container, context) = try seeded([1, 2])
+        let items = try context.fetch(byValue())
+        let (first, second) = (items[0], items[1])
+
+        // The first model's rollback snapshots go back to the context with this save (see
+        // `PropertySnapshots`)...
+        first.value = 10
+        first.name = "first, renamed"
+        try context.save()
+        // ...and the second model's change takes them. Both models then change the same property:
+        // each must roll back to its own value.
+        second.name = "second, renamed"
+        first.name = "first, renamed again"
+        context.rollback()
+
+        #expect(second.name == "item 2" && second.value == 2)
+        #expect(first.name == "first, renamed" && first.value == 10)
+        #expect(!context.hasChanges)
+        let stored = try ModelContext(container).fetch(byValue())
+        #expect(stored.map(\.name) == ["item 2", "first, renamed"])
+    }
+
     @Test func rollbackRestoresEveryPropertyOfEveryChangedModel() throws {
         let (container, context) = try seeded([1, 2, 3])
         let items = try context.fetch(byValue())
@@ -375,29 +398,5 @@ import Testing
             snapshots.recycle(into: &pool)
         }
         #expect(pool.count == PropertySnapshots.poolLimit)
-    }
-
-    @Test func aModelChangedAfterASaveRollsBackToItsOwnValuesOnly() throws {
-        let container = try inMemoryContainer(Item.self)
-        let context = ModelContext(container)
-        let first = Item(name: "first", value: 1)
-        let second = Item(name: "second", value: 2)
-        context.insert(first)
-        context.insert(second)
-        try context.save()
-
-        // The first model's snapshot box goes back to the context with this save...
-        first.value = 10
-        first.name = "first, renamed"
-        try context.save()
-        // ...and the second model's change takes it.
-        second.name = "second, renamed"
-        context.rollback()
-
-        #expect(second.name == "second" && second.value == 2)
-        #expect(first.name == "first, renamed" && first.value == 10)
-        #expect(!context.hasChanges)
-        let stored = try ModelContext(container).fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.value)]))
-        #expect(stored.map(\.name) == ["second", "first, renamed"])
     }
 }
