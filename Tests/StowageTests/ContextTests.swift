@@ -367,10 +367,7 @@ import Testing
                 case 0:
                     snapshots[index] = nil
                     expected[index] = nil
-                case 1:
-                    snapshots.removeAll()
-                    expected = [:]
-                case 2:
+                case 1, 2:
                     // What a save or a rollback does: the box, emptied, goes to the pool.
                     snapshots.recycle(into: &pool)
                     expected = [:]

@@ -290,23 +290,14 @@ struct PropertySnapshots {
         }
     }
 
-    /// Forgets every value.
-    mutating func removeAll() {
-        guard let box else { return }
-        Self.empty(box)
-    }
-
     /// Forgets every value and gives the box to `pool`, unless it is full.
     mutating func recycle(into pool: inout [Box]) {
         guard let box else { return }
-        Self.empty(box)
         self.box = nil
+        if box.first.index >= 0 || box.second.index >= 0 || box.others != nil {
+            (box.first, box.second, box.others) = ((-1, ()), (-1, ()), nil)
+        }
         if pool.count < Self.poolLimit { pool.append(box) }
-    }
-
-    private static func empty(_ box: Box) {
-        guard box.first.index >= 0 || box.second.index >= 0 || box.others != nil else { return }
-        (box.first, box.second, box.others) = ((-1, ()), (-1, ()), nil)
     }
 }
 

@@ -773,8 +773,6 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             [.integer(primaryKey), value])
     }
 
-    /// Throws `.saveConflict` when the UPDATE just run changed no row: another context or process
-    /// deleted the row since this context read it. The save then writes nothing.
     /// Throws `.saveConflict` when the row is gone (deleted by another context or process), asking
     /// SQLite: for writes whose change count does not tell.
     private func requireRow(_ entity: Schema.Entity, _ primaryKey: Int64, _ db: Database) throws {
@@ -782,6 +780,8 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         guard try Int.fetchOne(db, sql: sql, arguments: [primaryKey]) != nil else { throw Self.saveConflict(entity, primaryKey) }
     }
 
+    /// Throws `.saveConflict` when the UPDATE just run changed no row: another context or process
+    /// deleted the row since this context read it. The save then writes nothing.
     func checkRowExists(_ entity: Schema.Entity, _ primaryKey: Int64, _ db: Database) throws {
         guard sqlite3_changes(db.sqliteConnection) == 0 else { return }
         throw Self.saveConflict(entity, primaryKey)
