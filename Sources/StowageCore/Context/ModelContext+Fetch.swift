@@ -9,14 +9,33 @@ extension ModelContext {
     ///
     /// - Throws: ``StowageError`` when the type is not in the schema, the store fails, or (in strict
     ///   mode) the predicate cannot run in SQL.
+    ///
+    /// Inlinable: the descriptor is read where its model type is known (``FetchRequest``), and the rest
+    /// of the fetch runs in non-generic code, which unspecialised generic code would slow down with
+    /// type-metadata look-ups and value-witness calls (thousands of instructions per fetch).
+    @inlinable
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        let fetched = try _fetch(FetchRequest(descriptor))
+        guard let plan = fetched.unfinished else { return [T](castingElementsOf: fetched.models) }
+        return try _finish([T](castingElementsOf: fetched.models), descriptor, plan: plan)
+    }
+
+    /// The SQL part of ``fetch(_:)``: the models SQL returns, and the plan when Swift still has work to
+    /// do on them (pending changes, untranslated predicate nodes or sorts, prefetching).
+    @usableFromInline
+    func _fetch(_ request: FetchRequest) throws -> (models: ContiguousArray<any PersistentModel>, unfinished: FetchPlan?) {
         processInbox()
-        let plan = try FetchPlan(descriptor, context: self)
-        let results = [T](castingElementsOf: try fetchObjects(plan.query))
-        let finished = try plan.finish(results, context: self)
-        // `count`, not `isEmpty`: in this unspecialised code `isEmpty` is a generic call that looks up
-        // the array's type metadata (several hundred instructions each time).
-        if descriptor.relationshipKeyPathsForPrefetching.count > 0 {
+        let plan = try FetchPlan(request, context: self)
+        let models = try fetchObjects(plan.query)
+        if plan.runsEntirelyInSQL && !request.prefetchesRelationships { return (models, nil) }
+        return (models, plan)
+    }
+
+    /// The Swift part of ``fetch(_:)``.
+    @usableFromInline
+    func _finish<T: PersistentModel>(_ rows: [T], _ descriptor: FetchDescriptor<T>, plan: FetchPlan) throws -> [T] {
+        let finished = try plan.finish(rows, descriptor: descriptor, context: self)
+        if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(descriptor.relationshipKeyPathsForPrefetching, for: finished, entity: plan.entity)
         }
         return finished
@@ -26,7 +45,7 @@ extension ModelContext {
     /// pending changes to the type.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         processInbox()
-        let plan = try FetchPlan(descriptor, context: self)
+        let plan = try FetchPlan(FetchRequest(descriptor), context: self)
         if plan.runsEntirelyInSQL { return try store.count(plan.query) }
         return try fetch(descriptor).count
     }
@@ -35,7 +54,7 @@ extension ModelContext {
     /// the context has no pending changes to the type.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
         processInbox()
-        let plan = try FetchPlan(descriptor, context: self)
+        let plan = try FetchPlan(FetchRequest(descriptor), context: self)
         if plan.runsEntirelyInSQL {
             return try store.primaryKeys(plan.query).map { identifier(entity: plan.entity, primaryKey: $0) }
         }
@@ -53,7 +72,7 @@ extension ModelContext {
     /// as you access them. Only the identifiers of all matches and the current batch stay in memory.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
         processInbox()
-        let plan = try FetchPlan(descriptor, context: self)
+        let plan = try FetchPlan(FetchRequest(descriptor), context: self)
         guard plan.runsEntirelyInSQL else {
             let all = try fetch(descriptor)
             return FetchResultsCollection(count: all.count, batchSize: max(all.count, 1)) { Array(all[$0]) }
@@ -115,7 +134,7 @@ extension ModelContext {
                     entityName: String(describing: T.self))
             }
         }
-        let plan = try FetchPlan(fetch, context: self)
+        let plan = try FetchPlan(FetchRequest(fetch), context: self)
         if plan.runsEntirelyInSQL && plan.query.sort.isEmpty && plan.query.limit == nil && plan.query.offset == nil {
             // Keyset pagination in primary-key order: each batch starts after the last key of the
             // previous one, so nothing is held between batches (no list of every key).
@@ -315,15 +334,46 @@ extension ModelContext {
     }
 }
 
+/// What a ``FetchDescriptor`` asks, read out of it where its model type is known: the fetch itself
+/// runs in non-generic code.
+@usableFromInline
+struct FetchRequest {
+    @usableFromInline let modelType: any PersistentModel.Type
+    /// The predicate's expression and the identifier of its model variable.
+    @usableFromInline let predicate: (expression: any StandardPredicateExpression<Bool>, variable: PredicateExpressions.VariableID)?
+    @usableFromInline let sorts: [SortKey]
+    @usableFromInline let fetchLimit: Int?
+    @usableFromInline let fetchOffset: Int?
+    @usableFromInline let includePendingChanges: Bool
+    @usableFromInline let propertiesToFetch: [AnyKeyPath]
+    @usableFromInline let prefetchesRelationships: Bool
+
+    @inlinable
+    init<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) {
+        modelType = T.self
+        if let predicate = descriptor.predicate {
+            self.predicate = (predicate.expression, predicate.variable.key)
+        } else {
+            predicate = nil
+        }
+        sorts = descriptor.sortBy.map { SortKey($0) }
+        fetchLimit = descriptor.fetchLimit
+        fetchOffset = descriptor.fetchOffset
+        includePendingChanges = descriptor.includePendingChanges
+        propertiesToFetch = descriptor.propertiesToFetch
+        prefetchesRelationships = !descriptor.relationshipKeyPathsForPrefetching.isEmpty
+    }
+}
+
 /// How a descriptor runs: what SQL does, and what Swift finishes (pending changes, untranslatable
 /// predicate nodes or sorts).
-struct FetchPlan<T: PersistentModel> {
+@usableFromInline
+struct FetchPlan {
     let entity: Schema.Entity
     var query: StoreQuery
-    let descriptor: FetchDescriptor<T>
     let evaluatesPredicateInSwift: Bool
     let sortsInSwift: Bool
-    /// Inserted and changed models of the type (`T`s), matched in Swift.
+    /// Inserted and changed models of the entity, matched in Swift.
     let pendingModels: [any PersistentModel]
     let excludedKeys: Set<Int64>
 
@@ -331,24 +381,24 @@ struct FetchPlan<T: PersistentModel> {
         !evaluatesPredicateInSwift && !sortsInSwift && pendingModels.isEmpty && excludedKeys.isEmpty
     }
 
-    init(_ descriptor: FetchDescriptor<T>, context: ModelContext) throws {
-        let entity = try context.entity(for: T.self)
+    init(_ request: FetchRequest, context: ModelContext) throws {
+        let entity = try context.entity(for: request.modelType)
         self.entity = entity
-        self.descriptor = descriptor
         let strict = context.requiresSQLTranslation
         var query = StoreQuery(entity: entity)
         var evaluateInSwift = false
-        if let predicate = descriptor.predicate {
+        if let predicate = request.predicate {
             let translation = try PredicateTranslator.translate(
-                predicate, entity: entity, storeIdentifier: context.store.identifier(for: entity), strict: strict)
+                predicate.expression, variable: predicate.variable, entity: entity,
+                storeIdentifier: context.store.identifier(for: entity), strict: strict)
             query.filter = translation.filter
             query.parameters = translation.parameters
             query.template = translation.template
             evaluateInSwift = !translation.isComplete
         }
         var sortInSwift = false
-        if descriptor.sortBy.count > 0 {
-            if let terms = try SortTranslator.translate(descriptor.sortBy, entity: entity, strict: strict) {
+        if !request.sorts.isEmpty {
+            if let terms = try SortTranslator.translate(request.sorts, entity: entity, strict: strict) {
                 query.sort = terms
             } else {
                 sortInSwift = true
@@ -356,15 +406,17 @@ struct FetchPlan<T: PersistentModel> {
         }
         var pending: [any PersistentModel] = []
         var excluded: Set<Int64> = []
-        if descriptor.includePendingChanges && context.hasChanges {
-            for model in context.inserted.models where model is T { pending.append(model) }
+        if request.includePendingChanges && context.hasChanges {
+            // Models of the entity: Stowage has no entity inheritance, so these are the type's models.
+            func isFetched(_ model: any PersistentModel) -> Bool { model.persistentBackingData.entity === entity }
+            for model in context.inserted.models where isFetched(model) { pending.append(model) }
             for model in context.changed.models {
-                guard model is T, case .row(let pk)? = model.persistentBackingData.key else { continue }
+                guard isFetched(model), case .row(let pk)? = model.persistentBackingData.key else { continue }
                 pending.append(model)
                 excluded.insert(pk)
             }
             for model in context.deleted.models {
-                guard model is T, case .row(let pk)? = model.persistentBackingData.key else { continue }
+                guard isFetched(model), case .row(let pk)? = model.persistentBackingData.key else { continue }
                 excluded.insert(pk)
             }
         }
@@ -373,19 +425,19 @@ struct FetchPlan<T: PersistentModel> {
         self.pendingModels = pending
         self.excludedKeys = excluded
         // Only when SQL does everything: Swift sorting or matching would read the properties left out.
-        if descriptor.propertiesToFetch.count > 0 && pending.isEmpty && excluded.isEmpty && !evaluateInSwift && !sortInSwift {
-            let wanted = Set(descriptor.propertiesToFetch.compactMap { entity.propertyIndex(for: $0) })
+        if !request.propertiesToFetch.isEmpty && pending.isEmpty && excluded.isEmpty && !evaluateInSwift && !sortInSwift {
+            let wanted = Set(request.propertiesToFetch.compactMap { entity.propertyIndex(for: $0) })
             query.attributes = entity.columnAttributes.filter { wanted.contains($0.index) }
         }
         if pending.isEmpty && excluded.isEmpty && !evaluateInSwift && !sortInSwift {
-            query.limit = descriptor.fetchLimit
-            query.offset = descriptor.fetchOffset
+            query.limit = request.fetchLimit
+            query.offset = request.fetchOffset
         }
         self.query = query
     }
 
-    /// Finishes in Swift what SQL could not do.
-    func finish(_ rows: [T], context: ModelContext) throws -> [T] {
+    /// Finishes in Swift what SQL could not do, for the descriptor the plan was made from.
+    func finish<T: PersistentModel>(_ rows: [T], descriptor: FetchDescriptor<T>, context: ModelContext) throws -> [T] {
         guard !runsEntirelyInSQL else { return rows }
         var results = excludedKeys.isEmpty ? rows : rows.filter {
             guard case .row(let pk)? = $0.persistentBackingData.key else { return true }

@@ -21,10 +21,18 @@ struct RowLayout {
         entity = query.entity
         attributes = query.attributes
         foreignKeys = query.foreignKeys
-        var columns = [Int32](repeating: -1, count: query.entity.properties.count)
-        for (column, attribute) in query.attributes.enumerated() { columns[attribute.index] = Int32(column) }
-        self.columns = columns
+        columns = query.readsFullRow
+            ? query.entity.fullRowColumns
+            : Self.columns(of: query.attributes, propertyCount: query.entity.properties.count)
         self.storeIdentifier = storeIdentifier
+    }
+
+    /// The column of each property, by property index, when a query reads `attributes` (-1 for the
+    /// properties it does not read).
+    static func columns(of attributes: [Schema.Attribute], propertyCount: Int) -> [Int32] {
+        var columns = [Int32](repeating: -1, count: propertyCount)
+        for (column, attribute) in attributes.enumerated() { columns[attribute.index] = Int32(column) }
+        return columns
     }
 }
 
@@ -125,6 +133,7 @@ extension ModelContext {
 extension Array where Element: AnyObject {
     /// An array of the objects, which the caller knows are all of type `Element` (models of one entity):
     /// no dynamic cast per object.
+    @inlinable
     init(castingElementsOf objects: ContiguousArray<any PersistentModel>) {
         // `init(unsafeUninitializedCapacity: 0)` stores the count into the shared empty-array storage,
         // which Thread Sanitizer reports as a race between threads that do it at once.

@@ -120,8 +120,8 @@ public final class ModelContext {
     /// The models deleted since the last save.
     public var deletedModelsArray: [any PersistentModel] { deleted.models }
 
-    func entity<T: PersistentModel>(for type: T.Type) throws -> Schema.Entity {
-        guard let entity = schema.entity(for: type) else { throw unknownModelType(T.self) }
+    func entity(for type: any PersistentModel.Type) throws -> Schema.Entity {
+        guard let entity = schema.entity(forType: type) else { throw unknownModelType(type) }
         return entity
     }
 

@@ -4,7 +4,8 @@ import Foundation
 /// registries, caches). Everything else is confined to one context's isolation.
 final class Locked<Value>: @unchecked Sendable {  // Sendable: every access goes through `lock`.
     private let lock = NSLock()
-    private var value: Value
+    // Every access is under `lock`: no dynamic exclusivity check (a runtime call per access).
+    @exclusivity(unchecked) private var value: Value
 
     init(_ value: Value) { self.value = value }
 

@@ -69,7 +69,7 @@ extension ResultsObserver {
         init(_ descriptor: FetchDescriptor<Element>, entity: Schema.Entity, context: ModelContext) throws {
             var probe = descriptor
             probe.includePendingChanges = false
-            let plan = try FetchPlan(probe, context: context)
+            let plan = try FetchPlan(FetchRequest(probe), context: context)
             var dependencies: Set<String> = [entity.name]
             if plan.evaluatesPredicateInSwift || plan.sortsInSwift {
                 // Swift reads the models: anything reachable from them may matter.
@@ -142,7 +142,7 @@ extension ResultsObserver {
 
     /// Runs the query: keys (and sort values) only when SQL does everything, else the models.
     func runQuery() throws -> Listing {
-        let plan = try FetchPlan(descriptor, context: modelContext)
+        let plan = try FetchPlan(FetchRequest(descriptor), context: modelContext)
         var listing = Listing()
         if plan.runsEntirelyInSQL, let columns = shape.sortColumns {
             var query = plan.query

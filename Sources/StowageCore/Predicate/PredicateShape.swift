@@ -42,10 +42,14 @@ struct PredicateShape {
 
     /// Reads the shape of `expression`, whose model variable is `variable`; `nil` when a node has no
     /// ``PredicateShapeNode`` conformance (such a predicate is translated every time).
-    init?(_ expression: Any, variable: PredicateExpressions.VariableID) {
+    init?(_ expression: any StandardPredicateExpression<Bool>, variable: PredicateExpressions.VariableID) {
         guard let node = Self.nodeType(type(of: expression)) else { return nil }
         var reader = PredicateShapeReader(variable: variable)
-        node.describe(node: expression, into: &reader)
+        // The expression opened at its concrete type, which `node` is: no dynamic cast of the root.
+        func describe<Root>(_ root: Root) {
+            withUnsafePointer(to: root) { node.describe(at: UnsafeRawPointer($0), into: &reader) }
+        }
+        describe(expression)
         key = Key(expressionType: ObjectIdentifier(type(of: expression)), tokens: reader.tokens)
         capturedValues = reader.values
     }
@@ -90,9 +94,9 @@ protocol PredicateShapeNode {
 }
 
 extension PredicateShapeNode {
-    /// Describes `node`, a value of this very type.
-    static func describe(node: Any, into reader: inout PredicateShapeReader) {
-        (node as! Self).describe(into: &reader)
+    /// Describes the node at `pointer`, a value of this very type.
+    static func describe(at pointer: UnsafeRawPointer, into reader: inout PredicateShapeReader) {
+        pointer.assumingMemoryBound(to: Self.self).pointee.describe(into: &reader)
     }
 }
 

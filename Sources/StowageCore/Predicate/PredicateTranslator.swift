@@ -326,16 +326,17 @@ enum NodeConformances {
 enum PredicateTranslator {
     static let logger = Logger(label: "Stowage.Predicate")
 
-    /// Translates `predicate` for `entity`.
+    /// Translates a predicate (its expression, whose model variable is `variable`) for `entity`.
     ///
     /// A top-level conjunction is split: conjuncts that translate run in SQL, the others in Swift (with a
     /// warning naming the node). In strict mode an untranslatable node throws instead.
     ///
     /// - Throws: ``StowageError`` with code ``StowageError/Code/unsupportedPredicate`` in strict mode.
-    static func translate<T: PersistentModel>(
-        _ predicate: Predicate<T>, entity: Schema.Entity, storeIdentifier: String? = nil, strict: Bool
+    static func translate(
+        _ expression: any StandardPredicateExpression<Bool>, variable: PredicateExpressions.VariableID, entity: Schema.Entity,
+        storeIdentifier: String? = nil, strict: Bool
     ) throws -> PredicateTranslation {
-        let translation = cachedTranslation(predicate.expression, variable: predicate.variable.key, entity: entity, storeIdentifier: storeIdentifier)
+        let translation = cachedTranslation(expression, variable: variable, entity: entity, storeIdentifier: storeIdentifier)
         if let first = translation.untranslated.first {
             let message = "The predicate node \(first.node) cannot run in SQL (\(first.reason))"
             if strict {
@@ -350,7 +351,7 @@ enum PredicateTranslator {
     /// earlier predicate of the same shape (see ``PredicateShape``) when there is one, and keeping this
     /// one for the next when it does not depend on the captured values.
     static func cachedTranslation(
-        _ expression: Any, variable: PredicateExpressions.VariableID, entity: Schema.Entity, storeIdentifier: String?
+        _ expression: any StandardPredicateExpression<Bool>, variable: PredicateExpressions.VariableID, entity: Schema.Entity, storeIdentifier: String?
     ) -> PredicateTranslation {
         guard let shape = PredicateShape(expression, variable: variable) else {
             return translate(expression, variable: variable, entity: entity, storeIdentifier: storeIdentifier)

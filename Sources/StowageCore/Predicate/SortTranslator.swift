@@ -1,12 +1,29 @@
 import Foundation
 
+/// What the translator reads of a `SortDescriptor`, without its model type (see ``FetchRequest``).
+@usableFromInline
+struct SortKey {
+    /// The key path sorted by; `nil` for a descriptor with a custom comparator.
+    @usableFromInline let keyPath: AnyKeyPath?
+    @usableFromInline let isForward: Bool
+    /// The descriptor's string comparator, when it has one.
+    @usableFromInline let stringComparator: String.StandardComparator?
+
+    @inlinable
+    init<T>(_ descriptor: SortDescriptor<T>) {
+        keyPath = descriptor.keyPath
+        isForward = descriptor.order == .forward
+        stringComparator = descriptor.stringComparator
+    }
+}
+
 /// Translates `SortDescriptor`s into ORDER BY terms.
 enum SortTranslator {
     /// The ORDER BY terms, or `nil` when a descriptor cannot be sorted in SQL (the fetch then sorts in
     /// Swift with Foundation's `SortDescriptor`, or throws in strict mode).
     ///
     /// - Throws: ``StowageError`` with code ``StowageError/Code/unsupportedSortDescriptor`` in strict mode.
-    static func translate<T: PersistentModel>(_ descriptors: [SortDescriptor<T>], entity: Schema.Entity, strict: Bool) throws -> [QuerySortTerm]? {
+    static func translate(_ descriptors: [SortKey], entity: Schema.Entity, strict: Bool) throws -> [QuerySortTerm]? {
         var terms: [QuerySortTerm] = []
         for descriptor in descriptors {
             let term = term(for: descriptor, entity: entity)
@@ -34,6 +51,11 @@ enum SortTranslator {
 
     /// The ORDER BY term of one descriptor, or `nil` when SQL cannot order by it.
     static func term<T: PersistentModel>(for descriptor: SortDescriptor<T>, entity: Schema.Entity) -> QuerySortTerm? {
+        term(for: SortKey(descriptor), entity: entity)
+    }
+
+    /// The ORDER BY term of one sort, or `nil` when SQL cannot order by it.
+    static func term(for descriptor: SortKey, entity: Schema.Entity) -> QuerySortTerm? {
         guard let keyPath = descriptor.keyPath else { return nil }
         let expression: QueryExpression
         let attribute: Schema.Attribute
@@ -50,7 +72,7 @@ enum SortTranslator {
         if attribute.accessor.codecKind == .native && TypeTraits.isString(attribute.valueType) {
             collation = collationOf(descriptor.stringComparator)
         }
-        return QuerySortTerm(expression: expression, ascending: descriptor.order == .forward, collation: collation)
+        return QuerySortTerm(expression: expression, ascending: descriptor.isForward, collation: collation)
     }
 
     /// Why SQL cannot order rows by `attribute` as Swift orders its values, or `nil` when it can.

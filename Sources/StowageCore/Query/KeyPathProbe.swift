@@ -11,15 +11,14 @@ final class KeyPathProbe {
 
     /// The to-one path and attribute `keyPath` reads from a model of `entity`, or `nil` when it reads
     /// something else (a computed value, a to-many relationship, a value SQL cannot order by).
-    static func resolve<T: PersistentModel>(_ keyPath: PartialKeyPath<T>, entity: Schema.Entity) -> ([Schema.Relationship], Schema.Attribute)? {
+    static func resolve(_ keyPath: AnyKeyPath, entity: Schema.Entity) -> ([Schema.Relationship], Schema.Attribute)? {
         guard isProbeable(entity, visited: []) else { return nil }
         let probe = KeyPathProbe()
         let data = ModelBackingData()
         data.entity = entity
         data.probe = probe
-        let root = T(backingData: data)
-        let result = root[keyPath: keyPath]
-        guard !probe.failed, let attribute = probe.attribute, !probe.relationships.isEmpty,
+        let root = entity.modelType.init(backingData: data)
+        guard let result = root[keyPath: keyPath], !probe.failed, let attribute = probe.attribute, !probe.relationships.isEmpty,
               let expected = attribute.accessor.probeValue,
               let produced = try? attribute.accessor.encode(constant: unwrapOptional(result) as Any),
               let stored = try? attribute.accessor.encode(constant: expected), produced == stored

@@ -27,6 +27,9 @@ extension Schema {
         let relationshipList: [Relationship]
         /// Attributes stored in the entity's own table (not external storage), in column order.
         let columnAttributes: [Attribute]
+        /// The column of each property, by property index, in a query that reads ``columnAttributes``
+        /// (-1 for the others): the layout of a full-row read (see `RowLayout`).
+        let fullRowColumns: [Int32]
         /// Attributes kept outside the row (`.externalStorage`).
         let externalAttributes: [Attribute]
         /// Attributes whose values a deletion keeps in the history (`.preserveValueOnDeletion`).
@@ -68,7 +71,9 @@ extension Schema {
             self.properties = properties
             self.attributeList = attributes
             self.relationshipList = relationships
-            self.columnAttributes = attributes.filter { !$0.isExternalStorage && !$0.options.contains(.ephemeral) }
+            let columnAttributes = attributes.filter { !$0.isExternalStorage && !$0.options.contains(.ephemeral) }
+            self.columnAttributes = columnAttributes
+            self.fullRowColumns = RowLayout.columns(of: columnAttributes, propertyCount: properties.count)
             self.externalAttributes = attributes.filter { $0.isExternalStorage && !$0.options.contains(.ephemeral) }
             self.preservedAttributes = attributes.filter { $0.options.contains(.preserveValueOnDeletion) && !$0.options.contains(.ephemeral) }
             self.propertyIndexByKeyPath = byKeyPath

@@ -57,7 +57,7 @@ final class SQLiteReader {
     private(set) var connection: OpaquePointer?
     /// Kept alive as long as the connection: SQLite holds it unretained.
     private let trace: SQLiteTrace?
-    private var statements: [String: OpaquePointer] = [:]
+    private var statements: [SQLText: OpaquePointer] = [:]
     /// Prepared statements kept per connection; past this, the cache starts over (queries whose SQL
     /// varies, such as `IN` lists of every length, must not grow it without bound).
     private let maximumStatementCount = 256
@@ -80,9 +80,10 @@ final class SQLiteReader {
         trace?.install(on: connection)
     }
 
-    /// The prepared statement for `sql`, reset and with no bindings.
-    func statement(_ sql: String) throws -> OpaquePointer {
-        if let statement = statements[sql] { return statement }
+    /// The prepared statement for `key`'s SQL, reset and with no bindings.
+    func statement(_ key: SQLText) throws -> OpaquePointer {
+        if let statement = statements[key] { return statement }
+        let sql = key.sql
         guard let connection else { preconditionFailure("Stowage internal error: reading through a closed connection") }
         var statement: OpaquePointer?
         let result = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
@@ -92,7 +93,7 @@ final class SQLiteReader {
                 message: String(cString: sqlite3_errmsg(connection)), sql: sql)
         }
         if statements.count >= maximumStatementCount { finalizeStatements() }
-        statements[sql] = statement
+        statements[key] = statement
         return statement
     }
 

@@ -3,7 +3,10 @@ import Foundation
 /// SQL text with its arguments. Values are only ever appended as `?` placeholders with a bound
 /// argument; identifiers are quoted. Nothing a user supplies is spliced into the text.
 struct SQLFragment: Equatable, CustomStringConvertible {
-    var sql = ""
+    var sql = "" { didSet { textHash = nil } }
+    /// `sql`'s hash, computed once for the fragments that caches hand out for every fetch (see
+    /// ``hashText()``): a prepared-statement look-up would otherwise hash the whole text each time.
+    private var textHash: Int?
     var arguments: [StorageValue] = []
     /// The values of the ``QueryExpression/parameter(_:)`` expressions rendered into this fragment
     /// (a query's ``StoreQuery/parameters``).
@@ -21,6 +24,17 @@ struct SQLFragment: Equatable, CustomStringConvertible {
     }
 
     init(_ sql: String = "") { self.sql = sql }
+
+    /// Keeps the hash of the text, for a fragment that is cached and run many times.
+    mutating func hashText() { textHash = sql.hashValue }
+
+    /// The key of the fragment's prepared statement.
+    var statementKey: SQLText { SQLText(sql, hash: textHash ?? sql.hashValue) }
+
+    static func == (lhs: SQLFragment, rhs: SQLFragment) -> Bool {
+        lhs.sql == rhs.sql && lhs.arguments == rhs.arguments && lhs.parameters == rhs.parameters
+            && lhs.parameterArguments == rhs.parameterArguments
+    }
 
     mutating func append(_ text: String) { sql += text }
 
@@ -58,6 +72,21 @@ struct SQLFragment: Equatable, CustomStringConvertible {
     }
 
     var description: String { arguments.isEmpty ? sql : "\(sql) -- \(arguments)" }
+}
+
+/// SQL text with its hash, as the key of a prepared statement.
+struct SQLText: Hashable {
+    let sql: String
+    private let hash: Int
+
+    init(_ sql: String, hash: Int) {
+        self.sql = sql
+        self.hash = hash
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+
+    static func == (lhs: SQLText, rhs: SQLText) -> Bool { lhs.hash == rhs.hash && lhs.sql == rhs.sql }
 }
 
 /// Renders storage-neutral queries and expressions as SQLite SQL.

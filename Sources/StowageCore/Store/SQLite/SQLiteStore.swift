@@ -42,7 +42,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         let columns: String
         let primaryKeyLookupPrefix: String
         /// The whole lookup of one row by primary key (`model(for:)`, a to-one relationship's fault).
-        let singleKeyLookup: String
+        let singleKeyLookup: SQLFragment
     }
     /// The SELECTs of full-row queries whose filter comes from a cached predicate translation (or
     /// that have none), by what their text depends on; rebound with each query's parameters.
@@ -58,8 +58,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         let hasLimit: Bool
         let hasOffset: Bool
 
-        init?(_ query: StoreQuery) {
-            guard query.readsFullRow, query.primaryKeys == nil, query.filter == nil || query.template != nil else { return nil }
+        /// The shape of a query that reads full rows (``StoreQuery/readsFullRow``).
+        init?(fullRowQuery query: StoreQuery) {
+            guard query.primaryKeys == nil, query.filter == nil || query.template != nil else { return nil }
             entity = ObjectIdentifier(query.entity)
             template = query.template
             sort = query.sort
@@ -72,12 +73,10 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 && lhs.hasOffset == rhs.hasOffset && lhs.sort == rhs.sort
         }
 
+        /// The template and the rest packed into one word: this runs on every fetch.
         func hash(into hasher: inout Hasher) {
-            hasher.combine(entity)
-            hasher.combine(template.map(ObjectIdentifier.init))
-            hasher.combine(sort.count)
-            hasher.combine(hasLimit)
-            hasher.combine(hasOffset)
+            hasher.combine(template.map(ObjectIdentifier.init) ?? entity)
+            hasher.combine(sort.count << 2 | (hasLimit ? 2 : 0) | (hasOffset ? 1 : 0))
         }
     }
 
@@ -357,33 +356,39 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     /// its SELECT than SQLite spends running it.
     private func selectSQL(_ query: StoreQuery) -> SQLFragment {
         guard query.readsFullRow else { return SQLiteSQL.select(query) }
-        let key = ObjectIdentifier(query.entity)
-        let cached = fullRowSQLCache.withLock { $0[key] } ?? {
-            let columns = SQLiteSQL.columnList(query)
-            let prefix = SQLiteSQL.primaryKeyLookupPrefix(query, columns: columns)
-            let sql = FullRowSQL(columns: columns, primaryKeyLookupPrefix: prefix,
-                                 singleKeyLookup: SQLiteSQL.selectByPrimaryKeys(prefix: prefix, [0]).sql)
-            fullRowSQLCache.withLock { $0[key] = sql }
-            return sql
-        }()
         if SQLiteSQL.isPrimaryKeyLookup(query), let keys = query.primaryKeys {
+            let cached = fullRowSQL(query)
             guard keys.count == 1 else { return SQLiteSQL.selectByPrimaryKeys(prefix: cached.primaryKeyLookupPrefix, keys) }
-            var lookup = SQLFragment(cached.singleKeyLookup)
+            var lookup = cached.singleKeyLookup
             lookup.arguments = [.integer(keys[0])]
             return lookup
         }
-        guard let shape = SelectShape(query) else { return SQLiteSQL.select(query, columns: cached.columns) }
+        guard let shape = SelectShape(fullRowQuery: query) else { return SQLiteSQL.select(query, columns: fullRowSQL(query).columns) }
         if let select = selectCache.withLock({ $0[shape] }) {
             let rebound = select.rebinding(SQLiteSQL.parameterValues(of: query))
-            assert(rebound == SQLiteSQL.select(query, columns: cached.columns), "Stowage internal error: a cached SELECT differs from the query's own")
+            assert(rebound == SQLiteSQL.select(query, columns: fullRowSQL(query).columns), "Stowage internal error: a cached SELECT differs from the query's own")
             return rebound
         }
-        let select = SQLiteSQL.select(query, columns: cached.columns)
+        var select = SQLiteSQL.select(query, columns: fullRowSQL(query).columns)
+        select.hashText()
         selectCache.withLock {
             if $0.count >= Self.selectCacheCapacity { $0.removeAll(keepingCapacity: true) }
             $0[shape] = select
         }
         return select
+    }
+
+    /// The entity's full-row SQL pieces, made on first use.
+    private func fullRowSQL(_ query: StoreQuery) -> FullRowSQL {
+        let key = ObjectIdentifier(query.entity)
+        if let cached = fullRowSQLCache.withLock({ $0[key] }) { return cached }
+        let columns = SQLiteSQL.columnList(query)
+        let prefix = SQLiteSQL.primaryKeyLookupPrefix(query, columns: columns)
+        var lookup = SQLFragment(SQLiteSQL.selectByPrimaryKeys(prefix: prefix, [0]).sql)
+        lookup.hashText()
+        let sql = FullRowSQL(columns: columns, primaryKeyLookupPrefix: prefix, singleKeyLookup: lookup)
+        fullRowSQLCache.withLock { $0[key] = sql }
+        return sql
     }
 
     func count(_ query: StoreQuery) throws -> Int {
@@ -419,7 +424,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             }
             if let readers {
                 return try readers.withReader { reader in
-                    try SQLiteStatement.run(try reader.statement(fragment.sql), fragment.arguments, body)
+                    try SQLiteStatement.run(try reader.statement(fragment.statementKey), fragment.arguments, body)
                 }
             }
             return try writer.unsafeRead { db in
