@@ -313,3 +313,68 @@ import Testing
         }
     }
 }
+
+@Suite struct BatchedInsertTests {
+    @Test func rowsInsertedInBatchesGetTheKeysOfTheirOwnRows() throws {
+        try withFileStore([Item.self, Stranger.self]) { url, open in
+            let capture = StatementCapture()
+            var keys: [Int64: Int] = [:]
+            do {
+                let container = try open()
+                let context = ModelContext(container)
+                // Keys 1…10, then 6…10 deleted: the next rows must not reuse them.
+                for number in 1 ... 10 { context.insert(Item(name: "old\(number)", value: -number)) }
+                try context.save()
+                try context.delete(model: Item.self, where: #Predicate { $0.value <= -6 })
+                try context.save()
+                capture.removeAll()
+                // Runs of 70 and 80 Items around a Stranger: two batches of 64, the rest a row each.
+                var items: [Item] = []
+                for number in 0 ..< 70 { items.append(Item(name: "n\(number)", value: number)) }
+                let stranger = Stranger(name: "between")
+                for number in 70 ..< 150 { items.append(Item(name: "n\(number)", value: number)) }
+                for item in items[..<70] { context.insert(item) }
+                context.insert(stranger)
+                for item in items[70...] { context.insert(item) }
+                try context.save()
+
+                let inserts = capture.writes(of: container).map(\.sql).filter { $0.hasPrefix("INSERT INTO \"Item\"") }
+                #expect(inserts.filter { $0.components(separatedBy: "), (").count == 64 }.count == 2)
+                #expect(inserts.count == 2 + 6 + 16)
+                for item in items {
+                    let key = try #require(item.persistentModelID.primaryKey)
+                    #expect(key > 10, "a key is never reused")
+                    #expect(keys.updateValue(item.value, forKey: key) == nil, "each model has a key of its own")
+                }
+                #expect(stranger.persistentModelID.primaryKey != nil)
+            }
+            // Each model's key is its own row's, as stored and after reopening.
+            let storedKeys = try rawRead(url) { db in try Int64.fetchAll(db, sql: "SELECT _pk FROM Item WHERE value >= 0 ORDER BY _pk") }
+            let storedValues = try rawRead(url) { db in try Int.fetchAll(db, sql: "SELECT value FROM Item WHERE value >= 0 ORDER BY _pk") }
+            #expect(Dictionary(uniqueKeysWithValues: zip(storedKeys, storedValues)) == keys)
+            let reopened = try ModelContext(try open()).fetch(FetchDescriptor<Item>(predicate: #Predicate { $0.value >= 0 }))
+            #expect(reopened.count == keys.count)
+            for item in reopened {
+                #expect(keys[try #require(item.persistentModelID.primaryKey)] == item.value)
+                #expect(item.name == "n\(item.value)")
+            }
+        }
+    }
+
+    @Test func aBadValueInsideABatchWritesNothing() throws {
+        try withFileStore([Everything.self]) { url, open in
+            let container = try open()
+            let context = ModelContext(container)
+            let models = (0 ..< 100).map { _ in Everything() }
+            models[70].optionalDouble = .nan
+            for model in models { context.insert(model) }
+            let error = try #require(stowageError { try context.save() })
+            #expect(error.code == .invalidValue)
+            #expect(error.propertyName == "optionalDouble")
+            #expect(try rawRead(url) { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM Everything") } == 0)
+            models[70].optionalDouble = 1
+            try context.save()
+            #expect(try ModelContext(try open()).fetchCount(FetchDescriptor<Everything>()) == 100)
+        }
+    }
+}
