@@ -145,7 +145,10 @@ let probeCandidates: [StorageType: [StorageValue]] = [
 ]
 
 /// The snapshot of an attribute that was not loaded: restoring it unloads the property again.
-struct NotLoadedSnapshot {}
+@usableFromInline
+struct NotLoadedSnapshot {
+    @inlinable init() {}
+}
 
 final class TypedAttributeAccessor<Root: PersistentModel, Value>: AttributeAccessor {
     let keyPath: KeyPath<Root, Value>
@@ -175,13 +178,9 @@ final class TypedAttributeAccessor<Root: PersistentModel, Value>: AttributeAcces
 
     func unload(_ model: AnyObject) { storage[model] = nil }
 
-    /// The value boxed as `Value`, whose metadata the accessor has at hand (boxing the storage's
-    /// `Value?` looked up `Optional<Value>`'s metadata on every change: a fifth of change tracking's
-    /// cost), or ``NotLoadedSnapshot`` for a property not loaded.
-    func snapshot(_ model: AnyObject) -> Any {
-        if let value = storage[model] { return value }
-        return NotLoadedSnapshot()
-    }
+    /// The value boxed as `Value` (not as the storage's `Value?`, whose metadata boxing would look up),
+    /// or ``NotLoadedSnapshot`` for a property not loaded; boxed in the model's module (``AttributeOperations``).
+    func snapshot(_ model: AnyObject) -> Any { operations.snapshot(model) }
 
     func decode(_ value: StorageValue) throws -> Any { try codec.decodeValue(value) }
 
