@@ -560,39 +560,36 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         }
         var keys: [Int64] = []
         keys.reserveCapacity(changes.inserts.count)
-        // Each entity's INSERT statements, looked up once per save rather than once per row.
-        var insertStatements: [ObjectIdentifier: OpaquePointer] = [:]
+        // Each entity's INSERT statements (one row, a batch of rows) and batch size, looked up once per
+        // save rather than once per row.
+        var singleStatements: [ObjectIdentifier: OpaquePointer] = [:]
         var batchStatements: [ObjectIdentifier: OpaquePointer] = [:]
         var batchRows: [ObjectIdentifier: Int] = [:]
+        func statement(_ cache: inout [ObjectIdentifier: OpaquePointer], _ entity: Schema.Entity, sql: () -> String) throws -> OpaquePointer {
+            if let cached = cache[ObjectIdentifier(entity)] { return cached }
+            let statement = try db.cachedStatement(sql: sql()).sqliteStatement
+            cache[ObjectIdentifier(entity)] = statement
+            return statement
+        }
         let inserts = changes.inserts
         var next = inserts.startIndex
         while next < inserts.endIndex {
             let entity = inserts[next].entity
-            let batch = batchRows[ObjectIdentifier(entity)] ?? {
-                let rows = Self.insertBatchRows(entity)
-                batchRows[ObjectIdentifier(entity)] = rows
-                return rows
-            }()
+            let batch: Int
+            if let known = batchRows[ObjectIdentifier(entity)] {
+                batch = known
+            } else {
+                batch = Self.insertBatchRows(entity)
+                batchRows[ObjectIdentifier(entity)] = batch
+            }
             var count = 1
             while count < batch, next + count < inserts.endIndex, inserts[next + count].entity === entity { count += 1 }
             if batch > 1 && count == batch {
-                let statement: OpaquePointer
-                if let cached = batchStatements[ObjectIdentifier(entity)] {
-                    statement = cached
-                } else {
-                    statement = try db.cachedStatement(sql: insertSQL(entity, rows: batch)).sqliteStatement
-                    batchStatements[ObjectIdentifier(entity)] = statement
-                }
+                let statement = try statement(&batchStatements, entity) { insertSQL(entity, rows: batch) }
                 let first = try attributing(to: entity) { try applyInserts(inserts[next ..< next + count], statement, db) }
                 for offset in 0 ..< Int64(count) { keys.append(first + offset) }
             } else {
-                let statement: OpaquePointer
-                if let cached = insertStatements[ObjectIdentifier(entity)] {
-                    statement = cached
-                } else {
-                    statement = try db.cachedStatement(sql: insertSQL(entity)).sqliteStatement
-                    insertStatements[ObjectIdentifier(entity)] = statement
-                }
+                let statement = try statement(&singleStatements, entity) { insertSQL(entity) }
                 for insert in inserts[next ..< next + count] {
                     keys.append(try attributing(to: entity) { try applyInsert(insert, statement, db) })
                 }
@@ -623,15 +620,11 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     /// which a batch pays once for all its rows.
     static func insertBatchRows(_ entity: Schema.Entity) -> Int {
         let columns = entity.columnAttributes.count
-        guard columns > 0, entity.externalAttributes.isEmpty, !hasUpsert(entity) else { return 1 }
+        guard columns > 0, entity.externalAttributes.isEmpty, upsertConstraints(entity).isEmpty else { return 1 }
         return min(64, 999 / columns)
     }
 
-    /// Whether the entity's INSERT is an upsert (a uniqueness constraint on its own columns).
-    private static func hasUpsert(_ entity: Schema.Entity) -> Bool {
-        !upsertConstraints(entity).isEmpty
-    }
-
+    /// The uniqueness constraints on the entity's own columns, each of which makes its INSERT an upsert.
     private static func upsertConstraints(_ entity: Schema.Entity) -> [[String]] {
         entity.uniquenessConstraints.filter { names in
             names.allSatisfy { name in entity.columnAttributes.contains { $0.name == name } }
@@ -884,8 +877,6 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         "DELETE FROM \(SQLiteSQL.quote(entity.name)) WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
     }
 
-    /// `INSERT INTO … VALUES (…)`, with one `ON CONFLICT … DO UPDATE` clause per uniqueness constraint
-    /// (SwiftData's upsert) and `RETURNING "_pk"` so an upsert reports the row it updated.
     /// The INSERT of `rows` rows of the entity (more than one only for plain inserts, see
     /// ``insertBatchRows(_:)``); made once per save and statement shape (GRDB caches the statement).
     private func insertSQL(_ entity: Schema.Entity, rows: Int) -> String {
@@ -895,6 +886,8 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
+    /// `INSERT INTO … VALUES (…)`, with one `ON CONFLICT … DO UPDATE` clause per uniqueness constraint
+    /// (SwiftData's upsert) and `RETURNING "_pk"` so an upsert reports the row it updated.
     private func insertSQL(_ entity: Schema.Entity) -> String {
         let key = ObjectIdentifier(entity)
         if let cached = sqlCache.withLock({ $0[key] }) { return cached }
