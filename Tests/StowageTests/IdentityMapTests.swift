@@ -43,6 +43,42 @@ import Testing
         }
         withExtendedLifetime((models, owners)) {}
     }
+
+    /// Keys are placed by runs of consecutive primary keys: sequential keys, keys a run apart, keys far
+    /// apart and keys of two entities interleaved all stay findable through growth and removal, whether
+    /// models are released in the order they were registered, in reverse, or scattered.
+    @Test(arguments: [1, 3, 16, 17, 1_024, 1 << 20])
+    func keysOfAnyStrideSurviveGrowthAndRemovalInAnyOrder(stride: Int) {
+        let owners = [NSObject(), NSObject()]
+        let entities = owners.map(ObjectIdentifier.init)
+        let models = (0..<8).map { Item(name: "m\($0)", value: $0) }
+        let keys = (0..<5_000).map { RowKey(entity: entities[$0 % 2], primaryKey: Int64(1 + ($0 / 2) * stride)) }
+        var generator = SplitMix(seed: UInt64(stride))
+        let scattered = keys.indices.shuffled(using: &generator)
+        for order in [Array(keys.indices), keys.indices.reversed(), scattered] {
+            let map = IdentityMap()
+            for (index, key) in keys.enumerated() {
+                let model = models[index % models.count]
+                map.insert(RegisteredModel(model: model, data: model.persistentBackingData), for: key)
+            }
+            #expect(map.count == keys.count)
+            var removed = Set<Int>()
+            for (step, index) in order.enumerated() {
+                map.removeValue(forKey: keys[index])
+                removed.insert(index)
+                if step % 500 == 0 {
+                    let wrong = keys.indices.filter { other in
+                        let found = map[keys[other]].map { ObjectIdentifier($0.model) }
+                        let expected = removed.contains(other) ? nil : ObjectIdentifier(models[other % models.count])
+                        return found != expected
+                    }
+                    #expect(wrong.isEmpty, "stride \(stride), after \(step + 1) removals")
+                }
+            }
+            #expect(map.count == 0)
+        }
+        withExtendedLifetime((models, owners)) {}
+    }
 }
 
 /// A small deterministic random number generator.

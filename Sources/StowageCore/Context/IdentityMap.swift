@@ -30,14 +30,18 @@ struct RegisteredModel {
 ///
 /// Every fetched row is looked up and registered here, and unregistered when its model is released, so
 /// this is on the path of every row a fetch returns. It is an open-addressing table with linear
-/// probing and a multiplicative hash of the key (`Dictionary` hashes with SipHash and checks uniqueness
-/// and exclusivity on each access: about 1,700 instructions per fetched row against about 200 here).
+/// probing in Robin Hood order (along a cluster, entries are sorted by their home slot), so a lookup
+/// stops at the first entry that lives closer to its home than the key would, and a removal shifts back
+/// only the entries displaced from their homes. (`Dictionary` hashes with SipHash and checks uniqueness
+/// and exclusivity on each access: about 1,700 instructions per fetched row against about 200 here.)
 /// A class, so that the context mutates it through a `let` without copy-on-write checks.
 final class IdentityMap {
     private struct Slot {
         var key: RowKey
         /// `nil` for an empty slot.
         var entry: RegisteredModel?
+        /// `home(of: key)`, kept so that probing compares distances without hashing again.
+        var home: UInt32
     }
 
     private var slots: UnsafeMutablePointer<Slot>
@@ -58,50 +62,94 @@ final class IdentityMap {
 
     private static func allocate(capacity: Int) -> (UnsafeMutablePointer<Slot>, Int, UInt64) {
         let slots = UnsafeMutablePointer<Slot>.allocate(capacity: capacity)
-        let empty = Slot(key: RowKey(entity: ObjectIdentifier(IdentityMap.self), primaryKey: 0), entry: nil)
+        let empty = Slot(key: RowKey(entity: ObjectIdentifier(IdentityMap.self), primaryKey: 0), entry: nil, home: 0)
         slots.initialize(repeating: empty, count: capacity)
         return (slots, capacity - 1, UInt64(64 - capacity.trailingZeroBitCount))
     }
 
+    /// Keys are hashed by runs of ``runLength`` consecutive primary keys: a run's place in the table is
+    /// scattered (a multiplicative hash of the run's number and the entity), and its keys take
+    /// consecutive slots there. Fetches return rows in primary-key order by default and models are
+    /// mostly released in the order they were made, so registering and unregistering a result walks
+    /// the table a few cache lines at a time instead of missing the cache on every row (with a fully
+    /// scattered hash, the slot's load was the most expensive instruction of materialising a
+    /// 100,000-row result and of releasing it). Strided keys stay spread: runs are aligned, so keys
+    /// `runLength` apart fall in different runs, each placed on its own.
+    static let runLength: UInt64 = 1 << 4
+
+    /// `log2(runLength)`.
+    private static let runShift: UInt64 = 4
+
+    @inline(__always)
     private func home(of key: RowKey) -> Int {
-        let mixed = UInt64(bitPattern: key.primaryKey) &+ UInt64(UInt(bitPattern: key.entity)) &* 0x2545_F491_4F6C_DD1D
-        return Int(truncatingIfNeeded: (mixed &* 0x9E37_79B9_7F4A_7C15) >> shift)
+        let primaryKey = UInt64(bitPattern: key.primaryKey)
+        let run = (primaryKey / Self.runLength) &+ UInt64(UInt(bitPattern: key.entity)) &* 0x2545_F491_4F6C_DD1D
+        // The top bits of the product choose the run's place; `>>` yields 0 when the table holds one run.
+        let place = ((run &* 0x9E37_79B9_7F4A_7C15) >> (shift + Self.runShift)) << Self.runShift
+        return Int(truncatingIfNeeded: place | (primaryKey % Self.runLength))
     }
 
-    /// The slot holding `key`, or the empty slot where it would go.
-    private func find(_ key: RowKey) -> (index: Int, found: Bool) {
-        var index = home(of: key)
+    /// How far the entry in slot `index` lives from its home.
+    @inline(__always)
+    private func distance(at index: Int) -> Int {
+        (index &- Int(slots[index].home)) & mask
+    }
+
+    /// The slot holding `key`, or else the slot where it belongs (empty, or holding an entry closer to
+    /// its home than `key` would be there), and the key's home.
+    @inline(__always)
+    private func find(_ key: RowKey) -> (index: Int, found: Bool, home: Int) {
+        let home = home(of: key)
+        var index = home
+        var distance = 0
         while true {
             let slot = slots[index]
-            if slot.entry == nil { return (index, false) }
-            if slot.key == key { return (index, true) }
+            if slot.entry == nil { return (index, false, home) }
+            if slot.key == key { return (index, true, home) }
+            if self.distance(at: index) < distance { return (index, false, home) }
             index = (index + 1) & mask
+            distance += 1
         }
     }
 
     subscript(key: RowKey) -> RegisteredModel? {
-        let (index, found) = find(key)
+        let (index, found, _) = find(key)
         return found ? slots[index].entry : nil
     }
 
     /// Registers `entry` for `key`, replacing any entry it had.
     func insert(_ entry: RegisteredModel, for key: RowKey) {
-        let (index, found) = find(key)
-        slots[index] = Slot(key: key, entry: entry)
-        if found { return }
+        let (index, found, home) = find(key)
+        if found {
+            slots[index].entry = entry
+            return
+        }
+        place(Slot(key: key, entry: entry, home: UInt32(truncatingIfNeeded: home)), at: index)
         count += 1
         if count * 2 > mask + 1 { grow() }
     }
 
+    /// Puts `slot` at `index`, where it belongs, moving the entries from there up to the next empty slot
+    /// one slot on (each of them is at least as close to its home as `slot`, so the order holds).
+    private func place(_ slot: Slot, at index: Int) {
+        var carried = slot
+        var index = index
+        while slots[index].entry != nil {
+            swap(&carried, &slots[index])
+            index = (index + 1) & mask
+        }
+        slots[index] = carried
+    }
+
     /// Removes the entry of `key`, if any.
     func removeValue(forKey key: RowKey) {
-        let (index, found) = find(key)
+        let (index, found, _) = find(key)
         if found { remove(at: index) }
     }
 
     /// Removes the entry of `key` if it is the one of `data` (another model may have replaced it).
     func removeValue(forKey key: RowKey, ifBackedBy data: ModelBackingData) {
-        let (index, found) = find(key)
+        let (index, found, _) = find(key)
         if found, slots[index].entry?.data === data { remove(at: index) }
     }
 
@@ -115,18 +163,13 @@ final class IdentityMap {
         return models
     }
 
-    /// Backward-shift deletion: entries after the hole that probed past it move back, so lookups never
-    /// need tombstones.
+    /// Backward-shift deletion: the entries after the hole that are away from their homes move back one
+    /// slot, up to an empty slot or an entry at its home (no entry after that one can belong before it).
     private func remove(at index: Int) {
         var hole = index
-        var next = index
         while true {
-            next = (next + 1) & mask
-            guard slots[next].entry != nil else { break }
-            let ideal = home(of: slots[next].key)
-            // The entry at `next` stays if its home lies cyclically in (hole, next].
-            let stays = hole <= next ? (hole < ideal && ideal <= next) : (hole < ideal || ideal <= next)
-            if stays { continue }
+            let next = (hole + 1) & mask
+            guard slots[next].entry != nil, distance(at: next) > 0 else { break }
             slots[hole] = slots[next]
             hole = next
         }
@@ -140,7 +183,8 @@ final class IdentityMap {
         for index in 0..<oldCapacity {
             guard let entry = oldSlots[index].entry else { continue }
             let key = oldSlots[index].key
-            slots[find(key).index] = Slot(key: key, entry: entry)
+            let (free, _, home) = find(key)
+            place(Slot(key: key, entry: entry, home: UInt32(truncatingIfNeeded: home)), at: free)
         }
         oldSlots.deinitialize(count: oldCapacity)
         oldSlots.deallocate()
