@@ -38,6 +38,7 @@ extension ModelMacro: MemberMacro {
             }
         }
         let loadBody = storages.isEmpty ? "" : "let model = unsafeDowncast(object, to: Self.self)" + storages.map { "\n    try reader.load(&model.\($0))" }.joined()
+        let storeBody = storages.isEmpty ? "" : "let model = unsafeDowncast(object, to: Self.self)" + storages.map { "\n    try writer.store(model.\($0))" }.joined()
         let isFinal = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
         let metadataList = entries.isEmpty ? "[]" : "[\n" + entries.map { "            " + $0 }.joined(separator: ",\n") + "\n        ]"
         // The backing data and the registrar are created on first use: every designated initializer runs
@@ -84,6 +85,13 @@ extension ModelMacro: MemberMacro {
             DeclSyntax(stringLiteral: """
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
                     \(loadBody)
+                }
+                """),
+            // How a save binds a model's row: straight from each property's storage, typed (see
+            // `ModelRowWriter`).
+            DeclSyntax(stringLiteral: """
+                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+                    \(storeBody)
                 }
                 """),
             "@exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil",

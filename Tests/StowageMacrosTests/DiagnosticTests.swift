@@ -132,6 +132,10 @@ import Testing
 
                 }
 
+                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+
+                }
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                 nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -216,6 +220,10 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+
+                }
+
+                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
 
                 }
 
@@ -319,6 +327,10 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+
+                }
+
+                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
 
                 }
 
@@ -439,6 +451,10 @@ import Testing
 
                 }
 
+                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+
+                }
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                 nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -524,6 +540,10 @@ import Testing
 
                 }
 
+                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+
+                }
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                 nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -598,6 +618,10 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+
+                }
+
+                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
 
                 }
 
@@ -684,6 +708,10 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+
+                }
+
+                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
 
                 }
 

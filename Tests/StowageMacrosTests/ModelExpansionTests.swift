@@ -85,6 +85,12 @@ import Testing
                     try reader.load(&model._limit)
                 }
 
+                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    try writer.store(model._name)
+                    try writer.store(model._limit)
+                }
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                 nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -230,6 +236,17 @@ import Testing
                     try reader.load(&model._created)
                 }
 
+                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    try writer.store(model._note)
+                    try writer.store(model._amount)
+                    try writer.store(model._hasReceipt)
+                    try writer.store(model._memo)
+                    try writer.store(model._tags)
+                    try writer.store(model._category)
+                    try writer.store(model._created)
+                }
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                 nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -332,6 +349,13 @@ import Testing
                     try reader.load(&model._slug)
                     try reader.load(&model._image)
                     try reader.load(&model._caption)
+                }
+
+                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    try writer.store(model._slug)
+                    try writer.store(model._image)
+                    try writer.store(model._caption)
                 }
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
@@ -451,6 +475,14 @@ import Testing
                     try reader.load(&model._owner)
                 }
 
+                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    try writer.store(model._name)
+                    try writer.store(model._transactions)
+                    try writer.store(model._archived)
+                    try writer.store(model._owner)
+                }
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                 nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -556,6 +588,11 @@ import Testing
                     try reader.load(&model._limit)
                 }
 
+                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    try writer.store(model._limit)
+                }
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                 nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -651,6 +688,12 @@ import Testing
                     try reader.load(&model._balance)
                 }
 
+                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    try writer.store(model._id)
+                    try writer.store(model._balance)
+                }
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                 nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -734,6 +777,11 @@ import Testing
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
                     let model = unsafeDowncast(object, to: Self.self)
                     try reader.load(&model._name)
+                }
+
+                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    try writer.store(model._name)
                 }
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
@@ -848,6 +896,13 @@ import Testing
                         try reader.load(&model._transactions)
                     }
 
+                    nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+                        let model = unsafeDowncast(object, to: Self.self)
+                        try writer.store(model._name)
+                        try writer.store(model._limit)
+                        try writer.store(model._transactions)
+                    }
+
                     @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
 
                     nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -914,6 +969,10 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+
+                }
+
+                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
 
                 }
 

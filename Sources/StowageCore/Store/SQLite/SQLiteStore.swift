@@ -638,12 +638,10 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     private func applyInserts(_ inserts: ArraySlice<ChangeSet.Insert>, _ statement: OpaquePointer, _ db: Database) throws -> Int64 {
         sqlite3_reset(statement)
         defer { sqlite3_reset(statement) }
-        var index: Int32 = 1
+        var firstParameter: Int32 = 1
         for insert in inserts {
-            for attribute in insert.entity.columnAttributes {
-                SQLiteStatement.bind(try storableValue(attribute, of: insert.model), at: index, in: statement)
-                index += 1
-            }
+            try bindColumns(of: insert, firstParameter: firstParameter, statement)
+            firstParameter += Int32(insert.entity.columnAttributes.count)
         }
         _ = try SQLiteStatement.step(statement)
         let connection = db.sqliteConnection
@@ -653,13 +651,22 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         return sqlite3_last_insert_rowid(connection) - Int64(inserts.count - 1)
     }
 
+    /// Binds the column attributes of an inserted model, in the entity's column order, from
+    /// `firstParameter` on: through the `_$store(_:from:)` `@Model` generates (see ``ModelRowWriter``).
+    private func bindColumns(of insert: ChangeSet.Insert, firstParameter: Int32, _ statement: OpaquePointer) throws {
+        let entity = insert.entity
+        try entity.fullRowColumns.withUnsafeBufferPointer { columns in
+            var writer = ModelRowWriter(
+                statement: statement, columns: columns.baseAddress!, firstParameter: firstParameter, entity: entity, model: insert.model)
+            try entity.modelType._$store(&writer, from: insert.model)
+        }
+    }
+
     private func applyInsert(_ insert: ChangeSet.Insert, _ statement: OpaquePointer, _ db: Database) throws -> Int64 {
         let entity = insert.entity
         sqlite3_reset(statement)
         defer { sqlite3_reset(statement) }
-        for (offset, attribute) in entity.columnAttributes.enumerated() {
-            SQLiteStatement.bind(try storableValue(attribute, of: insert.model), at: Int32(offset + 1), in: statement)
-        }
+        try bindColumns(of: insert, firstParameter: 1, statement)
         let key: Int64
         if try SQLiteStatement.step(statement) {
             key = sqlite3_column_int64(statement, 0)
@@ -667,7 +674,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             key = sqlite3_last_insert_rowid(db.sqliteConnection)
         }
         for attribute in entity.externalAttributes {
-            try writeExternal(attribute, of: entity, primaryKey: key, value: storableValue(attribute, of: insert.model), db)
+            try writeExternal(attribute, of: entity, primaryKey: key, value: attribute.storableValue(of: insert.model), db)
         }
         return key
     }
@@ -772,7 +779,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             sqlite3_bind_int64(statement, parameter, update.primaryKey)
             parameter += 1
             for attribute in columns {
-                SQLiteStatement.bind(try storableValue(attribute, of: update.model), at: parameter, in: statement)
+                SQLiteStatement.bind(try attribute.storableValue(of: update.model), at: parameter, in: statement)
                 parameter += 1
             }
         }
@@ -793,7 +800,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             sqlite3_reset(statement)
             defer { sqlite3_reset(statement) }
             for (offset, attribute) in columns.enumerated() {
-                SQLiteStatement.bind(try storableValue(attribute, of: update.model), at: Int32(offset + 1), in: statement)
+                SQLiteStatement.bind(try attribute.storableValue(of: update.model), at: Int32(offset + 1), in: statement)
             }
             sqlite3_bind_int64(statement, Int32(columns.count + 1), update.primaryKey)
             while try SQLiteStatement.step(statement) {}
@@ -804,27 +811,11 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         }
         for attribute in update.attributes where attribute.isExternalStorage {
             try writeExternal(attribute, of: update.entity, primaryKey: update.primaryKey,
-                              value: storableValue(attribute, of: update.model), db)
+                              value: attribute.storableValue(of: update.model), db)
         }
     }
 
     /// The stored form of an attribute's value. Refuses NaN, which SQLite would store as NULL.
-    private func storableValue(_ attribute: Schema.Attribute, of model: AnyObject) throws -> StorageValue {
-        do {
-            let value = try attribute.accessor.read(model)
-            if case .real(let number) = value, number.isNaN {
-                throw StowageError(
-                    .invalidValue,
-                    "\(attribute.name) is NaN, which SQLite cannot store (it would read back as NULL). Store another value, or nil in an optional property.",
-                    propertyName: attribute.name)
-            }
-            return value
-        } catch var error as StowageError {
-            if error.propertyName == nil { error.propertyName = attribute.name }
-            throw error
-        }
-    }
-
     /// Runs one write of a save, naming its entity in the error it throws.
     private func attributing<Result>(to entity: Schema.Entity, _ body: () throws -> Result) throws -> Result {
         do {
