@@ -40,8 +40,6 @@ final class IdentityMap {
         var key: RowKey
         /// `nil` for an empty slot.
         var entry: RegisteredModel?
-        /// `home(of: key)`, kept so that probing compares distances without hashing again.
-        var home: UInt32
     }
 
     private var slots: UnsafeMutablePointer<Slot>
@@ -62,7 +60,7 @@ final class IdentityMap {
 
     private static func allocate(capacity: Int) -> (UnsafeMutablePointer<Slot>, Int, UInt64) {
         let slots = UnsafeMutablePointer<Slot>.allocate(capacity: capacity)
-        let empty = Slot(key: RowKey(entity: ObjectIdentifier(IdentityMap.self), primaryKey: 0), entry: nil, home: 0)
+        let empty = Slot(key: RowKey(entity: ObjectIdentifier(IdentityMap.self), primaryKey: 0), entry: nil)
         slots.initialize(repeating: empty, count: capacity)
         return (slots, capacity - 1, UInt64(64 - capacity.trailingZeroBitCount))
     }
@@ -89,42 +87,42 @@ final class IdentityMap {
         return Int(truncatingIfNeeded: place | (primaryKey % Self.runLength))
     }
 
-    /// How far the entry in slot `index` lives from its home.
+    /// How far the entry in slot `index` lives from its home. (Its home is hashed again rather than kept
+    /// in the slot: 8 more bytes per slot cost more memory than the few instructions save.)
     @inline(__always)
     private func distance(at index: Int) -> Int {
-        (index &- Int(slots[index].home)) & mask
+        (index &- home(of: slots[index].key)) & mask
     }
 
     /// The slot holding `key`, or else the slot where it belongs (empty, or holding an entry closer to
-    /// its home than `key` would be there), and the key's home.
+    /// its home than `key` would be there).
     @inline(__always)
-    private func find(_ key: RowKey) -> (index: Int, found: Bool, home: Int) {
-        let home = home(of: key)
-        var index = home
+    private func find(_ key: RowKey) -> (index: Int, found: Bool) {
+        var index = home(of: key)
         var distance = 0
         while true {
             let slot = slots[index]
-            if slot.entry == nil { return (index, false, home) }
-            if slot.key == key { return (index, true, home) }
-            if self.distance(at: index) < distance { return (index, false, home) }
+            if slot.entry == nil { return (index, false) }
+            if slot.key == key { return (index, true) }
+            if self.distance(at: index) < distance { return (index, false) }
             index = (index + 1) & mask
             distance += 1
         }
     }
 
     subscript(key: RowKey) -> RegisteredModel? {
-        let (index, found, _) = find(key)
+        let (index, found) = find(key)
         return found ? slots[index].entry : nil
     }
 
     /// Registers `entry` for `key`, replacing any entry it had.
     func insert(_ entry: RegisteredModel, for key: RowKey) {
-        let (index, found, home) = find(key)
+        let (index, found) = find(key)
         if found {
             slots[index].entry = entry
             return
         }
-        place(Slot(key: key, entry: entry, home: UInt32(truncatingIfNeeded: home)), at: index)
+        place(Slot(key: key, entry: entry), at: index)
         count += 1
         if count * 2 > mask + 1 { grow() }
     }
@@ -143,13 +141,13 @@ final class IdentityMap {
 
     /// Removes the entry of `key`, if any.
     func removeValue(forKey key: RowKey) {
-        let (index, found, _) = find(key)
+        let (index, found) = find(key)
         if found { remove(at: index) }
     }
 
     /// Removes the entry of `key` if it is the one of `data` (another model may have replaced it).
     func removeValue(forKey key: RowKey, ifBackedBy data: ModelBackingData) {
-        let (index, found, _) = find(key)
+        let (index, found) = find(key)
         if found, slots[index].entry?.data === data { remove(at: index) }
     }
 
@@ -183,8 +181,7 @@ final class IdentityMap {
         for index in 0..<oldCapacity {
             guard let entry = oldSlots[index].entry else { continue }
             let key = oldSlots[index].key
-            let (free, _, home) = find(key)
-            place(Slot(key: key, entry: entry, home: UInt32(truncatingIfNeeded: home)), at: free)
+            place(Slot(key: key, entry: entry), at: find(key).index)
         }
         oldSlots.deinitialize(count: oldCapacity)
         oldSlots.deallocate()
