@@ -176,9 +176,17 @@ enum FaultStore {
     /// files, as if every connection to `source` had closed: checkpoints the whole WAL into the database
     /// file through a plain connection (`wal_checkpoint(TRUNCATE)`), then copies that file alone.
     /// For a store whose container cannot be released (see IOFaults' change).
+    /// A checkpoint that a reader still open in the filling container keeps busy (a container's
+    /// connections close on its own threads, which Thread Sanitizer slows) is tried again for up to a
+    /// few seconds.
     static func seal(_ source: URL, into destination: URL) throws {
         let queue = try connection(source)
-        let result = try queue.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        var result: Row?
+        for attempt in 0..<200 {
+            if attempt > 0 { Thread.sleep(forTimeInterval: 0.02) }
+            result = try queue.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+            if result?[0] as Int? == 0 { break }
+        }
         try queue.close()
         guard let result, result[0] as Int? == 0, result[1] as Int? == result[2] as Int? else {
             throw StowageError(.saveFailed, "The WAL of \(source.path) could not be checkpointed: \(result.map { "\($0)" } ?? "no result")")
