@@ -378,3 +378,66 @@ import Testing
         }
     }
 }
+
+enum MixedTag: String, Codable { case red, green }
+struct MixedPoint: Codable, Equatable { var x: Double; var y: Double }
+
+/// Every kind of stored property, interleaved in declaration order: an insert binds each column
+/// attribute to its own parameter through the `_$store` `@Model` generates, and skips the others.
+@Model
+final class MixedRow {
+    var name: String
+    @Attribute(.ephemeral) var scratch: Int = 7
+    var tag: MixedTag?
+    @Attribute(.externalStorage) var blob: Data
+    @Relationship var owner: Item?
+    var when: Date
+    var flag: Bool
+    var maybe: Int?
+    var point: MixedPoint
+    var ratio: Float
+
+    init(_ number: Int, owner: Item?) {
+        name = String(format: "r%02d", number)
+        tag = number % 3 == 0 ? nil : (number % 3 == 1 ? .red : .green)
+        blob = Data([UInt8(number), 0xFF])
+        self.owner = owner
+        when = Date(timeIntervalSinceReferenceDate: Double(number) * 86_400.5)
+        flag = number % 2 == 1
+        maybe = number % 4 == 0 ? nil : number * 1_000
+        point = MixedPoint(x: Double(number), y: -Double(number) / 4)
+        ratio = Float(number) / 8
+        scratch = number
+    }
+}
+
+@Suite struct GeneratedBindingTests {
+    @Test func eachKindOfPropertyLandsInItsOwnColumnInBatchesAndAlone() throws {
+        try withFileStore([MixedRow.self, Item.self]) { url, open in
+            do {
+                let context = ModelContext(try open())
+                let owner = Item(name: "owner", value: 1)
+                // 70 rows: a batch of 64 and six rows inserted one at a time.
+                for number in 0 ..< 70 { context.insert(MixedRow(number, owner: number % 2 == 0 ? owner : nil)) }
+                try context.save()
+            }
+            // Reopened with the models listed the other way round.
+            let container = try ModelContainer(for: Schema([Item.self, MixedRow.self]), configurations: ModelConfiguration(url: url))
+            let rows = try ModelContext(container).fetch(FetchDescriptor<MixedRow>(sortBy: [SortDescriptor(\.name)]))
+            try #require(rows.count == 70)
+            for (number, row) in rows.enumerated() {
+                let expected = MixedRow(number, owner: nil)
+                #expect(row.name == expected.name)
+                #expect(row.scratch == 7, "ephemeral: the declared initial value, not stored")
+                #expect(row.tag == expected.tag)
+                #expect(row.blob == expected.blob)
+                #expect(row.owner?.name == (number % 2 == 0 ? "owner" : nil))
+                #expect(row.when == expected.when)
+                #expect(row.flag == expected.flag)
+                #expect(row.maybe == expected.maybe)
+                #expect(row.point == expected.point)
+                #expect(row.ratio == expected.ratio)
+            }
+        }
+    }
+}

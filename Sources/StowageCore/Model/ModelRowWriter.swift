@@ -1,6 +1,5 @@
 import Foundation
 
-
 /// Binds a model's stored properties as the parameters of a row to write: what the
 /// `_$store(_:from:)` that `@Model` generates calls, once per stored property in declaration order (the
 /// counterpart of ``ModelRowReader``). You do not use it yourself.

@@ -815,7 +815,6 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         }
     }
 
-    /// The stored form of an attribute's value. Refuses NaN, which SQLite would store as NULL.
     /// Runs one write of a save, naming its entity in the error it throws.
     private func attributing<Result>(to entity: Schema.Entity, _ body: () throws -> Result) throws -> Result {
         do {
