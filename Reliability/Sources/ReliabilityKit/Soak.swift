@@ -106,6 +106,11 @@ enum Soak {
             largestWAL = max(largestWAL, fileSize(store.path + "-wal"))
         }
         await withCheckedContinuation { continuation in workers.notify(queue: .global()) { continuation.resume() } }
+        // The observer's stream yields its first snapshot as soon as its task runs on the main actor,
+        // which the tests running beside a quick run can keep busy for all of its 8 seconds (`swift test`
+        // once counted no update at all, its results still right): give the task up to 10 s to start.
+        let started = now() + 10
+        while counters.snapshot().updates == 0 && now() < started { try await Task.sleep(nanoseconds: 20_000_000) }
         // The observer has seen the last save once it read its results after it.
         let observed = await observer.count
         let stored = try ModelContext(container).fetchCount(FetchDescriptor<SoakItem>(predicate: #Predicate { $0.bucket == 3 }))
