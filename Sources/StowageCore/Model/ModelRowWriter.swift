@@ -53,11 +53,11 @@ public struct ModelRowWriter {
         SQLiteStatement.bind(value, at: firstParameter + column, in: statement)
     }
 
-    /// Binds a value of a type without a fast path, encoded by the attribute's codec.
+    /// Binds a value of a type without a fast path, encoded by the attribute's codec (which refuses NaN).
     @usableFromInline
     func bindThroughCodec(at column: Int32) throws {
         let attribute = entity.properties[property] as! Schema.Attribute
-        try bind(try attribute.storableValue(of: model), at: column)
+        SQLiteStatement.bind(try attribute.storableValue(of: model), at: firstParameter + column, in: statement)
     }
 
     @usableFromInline
