@@ -64,8 +64,9 @@ extension ModelContext {
     /// The most rows iteration (`enumerate`, `for`-`in` over ``fetch(_:batchSize:)``) reads per statement:
     /// a larger `batchSize` is honoured as a bound on memory, not as the size of each read. Models made
     /// from a few hundred rows and released as the loop moves on reuse memory that is still in the
-    /// processor's caches; a batch of 5,000 fills and frees megabytes at a time (W6 in BENCHMARKS.md:
-    /// ~2.3× raw SQLite with 256 rows per read against ~3× with 5,000; 64 was no better than 256).
+    /// processor's caches; a batch of 5,000 fills and frees megabytes at a time (measured with the
+    /// benchmark's W6: ~2.3× raw SQLite with 256 rows per read against ~3× with 5,000; 64 was no better
+    /// than 256).
     @usableFromInline static let iterationBatchLimit = 256
 
     /// Returns the models matching a descriptor as a lazy collection that loads them `batchSize` at a time
