@@ -6,6 +6,12 @@ import Stowage
 // file is read-only; the directory holding it is read-only (SQLite cannot create the `-wal` and `-shm`
 // files there); and a read-only file opened with `allowsSave: false`. In each, reading works and a save
 // throws `.readOnlyStore`, writing nothing.
+//
+// As root, the child is a copy of this command installed under a directory of its own in /tmp that
+// nobody cannot read, as a daemon installed where its user cannot look. So the scenario runs wherever
+// the repository is cloned (a clone in a 0700 directory included), and it checks that Stowage never
+// needs to read its executable's surroundings (Foundation traps building `Bundle.main` in a process
+// that cannot search the directory above its executable's).
 
 @Model final class PermissionNote {
     var text: String
@@ -17,20 +23,47 @@ enum Permissions {
 
     static let scenario = Scenario("permissions", "a read-only store file or directory, as an unprivileged user: reading works, a save throws .readOnlyStore") { options in
         var report = Report("permissions")
-        let directory = options.directory.appendingPathComponent("permissions")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         guard let command = ChildProcess.commandURL else { throw ChildProcess.NotBuilt() }
         let result: ChildProcess.Result
         if geteuid() == 0 {
-            // nobody must reach the directory and own it.
-            _ = chmod(options.directory.path, 0o755)
+            // nobody must reach and own the stores' directory, and run the command from a directory it
+            // cannot read. Both live under /tmp, whatever the clone's or TMPDIR's permissions.
+            let base = try privateTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: base) }
+            _ = chmod(base, 0o755)
+            let directory = URL(fileURLWithPath: base).appendingPathComponent("stores")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
             _ = chown(directory.path, 65534, 65534)
-            report.figure("user", "nobody (setpriv, from root)")
-            result = try ChildProcess(
-                ["--reuid=65534", "--regid=65534", "--clear-groups", command.path, "child", "permissions", directory.path],
-                executable: URL(fileURLWithPath: "/usr/bin/setpriv")
-            ).wait()
+            let installation = URL(fileURLWithPath: base).appendingPathComponent("opt")
+            let bin = installation.appendingPathComponent("bin")
+            try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+            let child = bin.appendingPathComponent(command.lastPathComponent)
+            try FileManager.default.copyItem(at: command, to: child)
+            _ = chmod(child.path, 0o755)
+            _ = chmod(bin.path, 0o755)
+            _ = chmod(installation.path, 0o700)
+            func run() throws -> ChildProcess.Result {
+                try ChildProcess(
+                    ["--reuid=65534", "--regid=65534", "--clear-groups", child.path, "child", "permissions", directory.path],
+                    executable: URL(fileURLWithPath: "/usr/bin/setpriv")
+                ).wait()
+            }
+            // First under a directory nobody may neither read nor search (`opt`, 0700; some kernels,
+            // gVisor's among them, still let it run a program there by its full path, and Foundation
+            // traps building `Bundle.main` there); where the kernel refuses (setpriv exits 126), under
+            // one it may search but not read (0711), as a daemon's installation directory.
+            var first = try run()
+            if !first.signalled && first.status == 126 {
+                _ = chmod(installation.path, 0o711)
+                first = try run()
+                report.figure("user", "nobody (setpriv, from root), its executable under a directory it may search, not read")
+            } else {
+                report.figure("user", "nobody (setpriv, from root), its executable under a directory it may neither read nor search")
+            }
+            result = first
         } else {
+            let directory = options.directory.appendingPathComponent("permissions")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             report.figure("user", "uid \(getuid())")
             result = try ChildProcess(["child", "permissions", directory.path]).wait()
         }
@@ -96,5 +129,14 @@ enum Permissions {
             }
             say((["CASE", name] + fields).joined(separator: " "))
         }
+    }
+
+    /// A new directory under /tmp, mode 0700, whose path is returned.
+    private static func privateTemporaryDirectory() throws -> String {
+        var template = Array("/tmp/stowage-permissions-XXXXXX".utf8CString)
+        guard let created = mkdtemp(&template) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "mkdtemp in /tmp failed: errno \(errno)"])
+        }
+        return String(cString: created)
     }
 }

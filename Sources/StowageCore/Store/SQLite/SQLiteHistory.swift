@@ -55,7 +55,17 @@ enum SQLiteHistory {
         let values: [[StorageValue]]
     }
 
-    static let bundleIdentifier = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+    /// The bundle identifier history records for this process's saves: the main bundle's on Apple
+    /// platforms, the process name elsewhere. Linux programs have no bundle identifier, and there
+    /// `Bundle.main` is not read at all: Foundation traps building it in a process that cannot read its
+    /// own executable's directory (a daemon running as a user without access to where it is installed).
+    static let bundleIdentifier: String = {
+        #if canImport(Darwin)
+        return Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+        #else
+        return ProcessInfo.processInfo.processName
+        #endif
+    }()
     static let processIdentifier = String(ProcessInfo.processInfo.processIdentifier)
 
     // MARK: Encoding
