@@ -2,6 +2,16 @@
 import CompilerPluginSupport
 import PackageDescription
 
+// The macro plugin's swift-syntax. A Swift 6.3 compiler ends its session with a plugin by sending an
+// empty message, which swift-syntax before 603 reads as truncated JSON: each plugin process then prints
+// "Internal Error: DecodingError.dataCorrupted ... Corrupted JSON" as it exits, although the build
+// succeeds. 603 reads the empty message as the end of the session.
+#if compiler(>=6.3)
+let swiftSyntax = Package.Dependency.package(url: "https://github.com/swiftlang/swift-syntax", "603.0.1"..<"604.0.0")
+#else
+let swiftSyntax = Package.Dependency.package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0")
+#endif
+
 let package = Package(
     name: "Stowage",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
@@ -13,7 +23,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
+        swiftSyntax,
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
