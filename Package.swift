@@ -17,8 +17,8 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
     products: [
         .library(name: "Stowage", targets: ["Stowage"]),
-        // Seeds 003 and 004's architecture layers (Queryable values, live queries, value types with
-        // mocks), kept out of `import Stowage` so that it stays SwiftData's surface.
+        // Architecture layers beyond SwiftData's API (queryable values with live queries, value types
+        // with mocks), kept out of `import Stowage` so that it stays SwiftData's surface.
         .library(name: "StowageQueries", targets: ["StowageQueries"]),
     ],
     dependencies: [
@@ -47,7 +47,7 @@ let package = Package(
         ),
         // Umbrella module: macro declarations and re-exports. `import Stowage` replaces `import SwiftData`.
         .target(name: "Stowage", dependencies: ["StowageCore", "StowageMacros"]),
-        // Seeds 003 and 004 as library API: Queryable/QueryFilter/QueryResults/Query, WrappedID and mocks.
+        // Queryable/QueryFilter/QueryResults/Query, WrappedID and the mock-friendly value protocols.
         .target(name: "StowageQueries", dependencies: ["Stowage"]),
 
         // Examples: logic in a small module, a thin executable. ExampleSupport holds their shared
