@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // `swift package generate-documentation` (.ci/docs builds the documentation with docc directly).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Runtime: schema, container, context, query translation and the SQLite store. No swift-syntax.
