@@ -10,7 +10,7 @@ extension ModelContext {
     /// - Throws: ``StowageError`` when the type is not in the schema, the store fails, or (in strict
     ///   mode) the predicate cannot run in SQL.
     ///
-    /// Inlinable: the descriptor is read where its model type is known (``FetchRequest``), and the rest
+    /// Inlinable: the descriptor is read where its model type is known (`FetchRequest`), and the rest
     /// of the fetch runs in non-generic code, which unspecialised generic code would slow down with
     /// type-metadata look-ups and value-witness calls (thousands of instructions per fetch).
     @inlinable

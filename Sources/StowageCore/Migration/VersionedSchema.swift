@@ -74,8 +74,9 @@ extension Schema {
 }
 
 /// How an app's models evolved: every version, oldest first, and the stages that lead from each to
-/// the next. Give it to ``ModelContainer/init(for:migrationPlan:configurations:)-(Schema,_,_)``: a store
-/// at an older version is brought to the newest in one transaction.
+/// the next. Give it to a ``ModelContainer``, `ModelContainer(for: schema, migrationPlan: Plan.self,
+/// configurations: configuration)`: a store at an older version is brought to the newest in one
+/// transaction.
 public protocol SchemaMigrationPlan {
     /// The versions, oldest first.
     static var schemas: [any VersionedSchema.Type] { get }
