@@ -481,8 +481,10 @@ public struct FetchResultsCollection<Element>: RandomAccessCollection {
         }
     }
 
+    /// The position of the first element: always 0.
     @usableFromInline let storage: Storage
     public let startIndex = 0
+    /// The number of elements, one past the last position.
     public let endIndex: Int
 
     init(count: Int, batchSize: Int, load: @escaping (Range<Int>) throws -> [Element]) {

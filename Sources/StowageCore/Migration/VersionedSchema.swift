@@ -114,6 +114,7 @@ public enum MigrationStage: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
+    /// The stage's kind and the versions it goes between (`custom 1.0.0 → 2.0.0`).
     public var description: String {
         switch self {
         case .lightweight(let from, let to): "lightweight \(versionLabel(of: from)) → \(versionLabel(of: to))"
