@@ -27,6 +27,7 @@ struct BlankTitle: Error {}
 struct NotInserted: Error {}
 
 // snippet.show
+// snippet.protocol
 protocol Model {
     func save() throws
     func delete() throws
@@ -59,6 +60,7 @@ extension Reminder: Model {
         try saveContext()
     }
 }
+// snippet.end
 // snippet.hide
 
 let container = try ModelContainer(for: MyList.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))

@@ -1,6 +1,7 @@
 // snippet.hide
 // Models and attributes: a model using each kind of attribute.
 // snippet.show
+// snippet.model
 import Stowage
 
 enum Priority: Int, Codable {
@@ -19,17 +20,17 @@ final class Contact {
 
     var givenName: String
     var familyName: String
-    @Attribute(.unique) var email: String            // a second contact with this email updates the first
+    @Attribute(.unique) var email: String                // a second contact with this email updates the first
     @Attribute(originalName: "notes") var remarks: String = ""
-    @Attribute(.externalStorage) var photo: Data?    // kept in a side table, read when used
-    var priority: Priority = .normal                 // stored as its raw value, 1
-    var address: Address?                            // Codable: stored as JSON text
+    @Attribute(.externalStorage) var photo: Data?        // kept in a side table, read when used
+    var priority: Priority = .normal                     // stored as its raw value, 1
+    var address: Address?                                // Codable: stored as JSON text
     var tags: [String] = []
     var birthday: Date?
-    private(set) var createdAt: Date = .now          // read-only outside the class, still stored
+    private(set) var createdAt: Date = .now              // read-only outside the class, still stored
 
-    @Attribute(.ephemeral) var isSelected: Bool = false // tracked, not stored
-    @Transient var matchScore = 0.0                     // neither stored nor tracked
+    @Attribute(.ephemeral) var isSelected: Bool = false  // tracked, not stored
+    @Transient var matchScore = 0.0                      // neither stored nor tracked
 
     init(givenName: String, familyName: String, email: String) {
         self.givenName = givenName
@@ -37,6 +38,7 @@ final class Contact {
         self.email = email
     }
 }
+// snippet.end
 // snippet.hide
 
 let container = try ModelContainer(for: Contact.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
