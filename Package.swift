@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         swiftSyntax,
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // `swift package generate-documentation` (.ci/docs builds the documentation with docc directly).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Runtime: schema, container, context, query translation and the SQLite store. No swift-syntax.

@@ -65,11 +65,14 @@ public final class Query<T: Queryable>: Observable {
 
 /// The results of a ``Query`` after each update (see ``Query/updates()``).
 public struct QueryUpdates<T: Queryable>: AsyncSequence {
+    /// Each element is the query's results after an update.
     public typealias Element = QueryResults<T>
+    /// The sequence never throws: a failed query shows in ``Query/lastError``.
     public typealias Failure = Never
 
     let base: ResultsUpdates<T.Filter.ResultType, Never>
 
+    /// An iterator that starts with the current results, then waits for each update.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator()) }
 
     /// The iterator of ``QueryUpdates``.

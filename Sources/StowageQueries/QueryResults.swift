@@ -13,7 +13,9 @@ public struct QueryResults<T: Queryable>: RandomAccessCollection {
     /// The values of `models`, made as they are read.
     public init(_ models: FetchResultsCollection<T.Filter.ResultType>) { self.models = models }
 
+    /// The position of the first value: always 0.
     public var startIndex: Int { 0 }
+    /// The number of values, one past the last position.
     public var endIndex: Int { models?.count ?? 0 }
 
     /// The value made from the model at `position`.
@@ -31,6 +33,7 @@ public struct QueryResults<T: Queryable>: RandomAccessCollection {
     public struct Iterator: IteratorProtocol {
         var models: FetchResultsCollection<T.Filter.ResultType>.Iterator?
 
+        /// The value of the next model, or `nil` after the last.
         public mutating func next() -> T? {
             models?.next().map(T.init(result:))
         }

@@ -4,12 +4,16 @@ import Observation
 /// An identifier that works with and without a store (seed 004's `WrappedID`): a model's
 /// `PersistentIdentifier` in the app, a string, number or UUID for mock data in previews and tests.
 public enum WrappedID: Equatable, Identifiable, Sendable, Hashable {
+    /// A mock's identifier made from a string.
     case string(String)
+    /// A mock's identifier made from a number.
     case integer(Int)
+    /// A mock's identifier made from a UUID.
     case uuid(UUID)
     /// A stored model's identifier (the seed's `objectID(NSManagedObjectID)`).
     case persistentIdentifier(PersistentIdentifier)
 
+    /// The identifier itself, so that identifiers are `Identifiable` too.
     public var id: Self { self }
 }
 
@@ -17,6 +21,7 @@ public enum WrappedID: Equatable, Identifiable, Sendable, Hashable {
 /// `Equatable` for reducers and actions, `Sendable` to cross isolation boundaries, identified by a
 /// ``WrappedID`` that links it to its model or mock.
 public protocol BaseValueProtocol: Equatable, Identifiable, Sendable where ID == WrappedID {
+    /// The identifier linking the value to its model or mock.
     var id: WrappedID { get }
 }
 
@@ -32,6 +37,7 @@ public protocol BaseValueProtocol: Equatable, Identifiable, Sendable where ID ==
 /// }
 /// ```
 public protocol ConvertibleValueObservableObject<Value>: AnyObject, Observable, Identifiable where ID == WrappedID {
+    /// The type of the value the object gives.
     associatedtype Value: BaseValueProtocol
     /// The object's state as a value.
     func convertToValueType() -> Value
@@ -51,6 +57,7 @@ public protocol ConvertibleValueObservableObject<Value>: AnyObject, Observable, 
 /// ```
 @dynamicMemberLookup
 public protocol TestableConvertibleValueObservableObject<WrappedValue>: ConvertibleValueObservableObject where Value == WrappedValue {
+    /// The type of the mock's state.
     associatedtype WrappedValue: BaseValueProtocol
     /// The mock's state.
     var _wrappedValue: WrappedValue { get set }
@@ -61,6 +68,7 @@ public protocol TestableConvertibleValueObservableObject<WrappedValue>: Converti
 }
 
 extension TestableConvertibleValueObservableObject {
+    /// Reads and writes a property of the mock's state.
     public subscript<Member>(dynamicMember keyPath: WritableKeyPath<WrappedValue, Member>) -> Member {
         get { _wrappedValue[keyPath: keyPath] }
         set { _wrappedValue[keyPath: keyPath] = newValue }
@@ -72,8 +80,10 @@ extension TestableConvertibleValueObservableObject {
     /// Mocks are equal when their states are.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs._wrappedValue == rhs._wrappedValue }
 
+    /// The mock's state.
     public func convertToValueType() -> WrappedValue { _wrappedValue }
 
+    /// The identifier of the mock's state.
     public var id: WrappedID { _wrappedValue.id }
 }
 

@@ -28,12 +28,14 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
         self.queue = DispatchQueue(label: "Stowage.DefaultSerialModelExecutor")
     }
 
+    /// Runs `job` on the executor's serial queue, after the jobs enqueued before it.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedSerialExecutor()
         queue.async { job.runSynchronously(on: executor) }
     }
 
+    /// This executor, as the unowned reference the runtime uses to schedule the actor's jobs.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }

@@ -85,6 +85,7 @@ public struct ModelConfiguration: Hashable, Identifiable, Sendable, CustomDebugS
         self.cloudKitDatabase = cloudKitDatabase
     }
 
+    /// The configuration's name, store location, whether it allows saving, and its models.
     public var debugDescription: String {
         "ModelConfiguration(name: \(name), url: \(isStoredInMemoryOnly ? "in memory" : url.path), allowsSave: \(allowsSave)"
             + (schema.map { ", models: \($0.entities.map(\.name).joined(separator: ", "))" } ?? "") + ")"
@@ -130,12 +131,15 @@ public struct ModelConfiguration: Hashable, Identifiable, Sendable, CustomDebugS
         return base
     }
 
+    /// Whether two configurations describe the same store in the same way: name, location, saving, schema,
+    /// group and CloudKit database.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.name == rhs.name && lhs.url == rhs.url && lhs.isStoredInMemoryOnly == rhs.isStoredInMemoryOnly
             && lhs.allowsSave == rhs.allowsSave && lhs.schema === rhs.schema
             && lhs.groupContainer == rhs.groupContainer && lhs.cloudKitDatabase == rhs.cloudKitDatabase
     }
 
+    /// Hashes the configuration's name, location and whether it is in memory.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(name)
         hasher.combine(url)

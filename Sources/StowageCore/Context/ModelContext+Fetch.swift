@@ -10,7 +10,7 @@ extension ModelContext {
     /// - Throws: ``StowageError`` when the type is not in the schema, the store fails, or (in strict
     ///   mode) the predicate cannot run in SQL.
     ///
-    /// Inlinable: the descriptor is read where its model type is known (``FetchRequest``), and the rest
+    /// Inlinable: the descriptor is read where its model type is known (`FetchRequest`), and the rest
     /// of the fetch runs in non-generic code, which unspecialised generic code would slow down with
     /// type-metadata look-ups and value-witness calls (thousands of instructions per fetch).
     @inlinable
@@ -482,8 +482,10 @@ public struct FetchResultsCollection<Element>: RandomAccessCollection {
         }
     }
 
+    /// The position of the first element: always 0.
     @usableFromInline let storage: Storage
     public let startIndex = 0
+    /// The number of elements, one past the last position.
     public let endIndex: Int
 
     init(count: Int, batchSize: Int, load: @escaping (Range<Int>) throws -> [Element]) {

@@ -19,7 +19,7 @@ extension ModelContext {
     /// ```
     ///
     /// The notification is posted on the thread that saved. For a stream of every save of a container,
-    /// across its contexts and actors, without NotificationCenter, see ``ModelContainer/changes()``.
+    /// across its contexts and actors, without NotificationCenter, see ``ModelContainer/changes(bufferingPolicy:)``.
     public static let didSave = Notification.Name("ModelContextDidSave")
 
     /// The keys of a ``didSave`` notification's `userInfo` (their raw values).
@@ -40,7 +40,7 @@ extension ModelContext {
 
 /// What one save wrote: the models inserted, updated and deleted, and for each updated model the
 /// properties it changed. Every save of every context of a container, through
-/// ``ModelContainer/changes()``.
+/// ``ModelContainer/changes(bufferingPolicy:)``.
 public struct ModelChanges: Sendable, Hashable {
     /// The models the save inserted.
     public let inserted: [PersistentIdentifier]
@@ -103,10 +103,10 @@ extension ModelContainer {
         }
     }
 
-    /// Whether ``changes()`` has a reader (one atomic read: a save builds nothing for nobody).
+    /// Whether ``ModelContainer/changes(bufferingPolicy:)`` has a reader (one atomic read: a save builds nothing for nobody).
     var hasChangeSubscribers: Bool { hasSubscribers.load(ordering: .acquiring) }
 
-    /// Hands one save's changes to every reader of ``changes()``.
+    /// Hands one save's changes to every reader of ``ModelContainer/changes(bufferingPolicy:)``.
     func publish(_ changes: ModelChanges) {
         let continuations = subscribers.withLock { Array($0.values) }
         for continuation in continuations { continuation.yield(changes) }

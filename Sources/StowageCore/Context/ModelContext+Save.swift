@@ -160,11 +160,11 @@ extension ModelContext {
         }
     }
 
-    /// Posts ``didSave`` and hands the save to the readers of ``ModelContainer/changes()``.
+    /// Posts ``didSave`` and hands the save to the readers of ``ModelContainer/changes(bufferingPolicy:)``.
     ///
     /// On the save path, so built for cost: a store identifier is looked up once per entity, models
     /// are told apart by object identity (no identifier hashing), and the changed property names are
-    /// gathered only while ``ModelContainer/changes()`` has a reader.
+    /// gathered only while ``ModelContainer/changes(bufferingPolicy:)`` has a reader.
     private func announce(_ changes: ChangeSet, _ result: SaveResult, deleted: [PersistentIdentifier]) {
         let insertedKeys = result.insertedKeys
         var lastEntity: Schema.Entity?

@@ -32,8 +32,11 @@ public struct StowageError: Error, CustomStringConvertible, Hashable, @unchecked
 
     /// What went wrong. An open set of codes: match the ones you handle, treat others generically.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as it appears in messages (`"schemaMismatch"`).
         public let rawValue: String
+        /// A code with this name. Codes are compared by name: use the static members rather than making your own.
         public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
         public var description: String { rawValue }
 
         /// The store file cannot be created or opened (unwritable directory, missing permissions).
@@ -174,6 +177,8 @@ public struct StowageError: Error, CustomStringConvertible, Hashable, @unchecked
         self.underlying = underlying
     }
 
+    /// The code, its `SwiftDataError` case when it differs, the message, and the entity, property, SQLite
+    /// code and statement when known, on one line.
     public var description: String {
         let swiftData = code.swiftDataCode == code ? "" : " (SwiftDataError.\(code.swiftDataCode))"
         var parts = ["StowageError.\(code)\(swiftData): \(message)"]
@@ -226,6 +231,7 @@ extension StowageError.Code {
 }
 
 extension StowageError: LocalizedError {
+    /// The error's ``description``, for `localizedDescription`.
     public var errorDescription: String? { description }
 }
 
@@ -243,6 +249,7 @@ extension StowageError {
         lhs.code.swiftDataCode == rhs.code.swiftDataCode
     }
 
+    /// Hashes the `SwiftDataError` case (``Code/swiftDataCode``), consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(code.swiftDataCode)
     }

@@ -52,6 +52,7 @@ public enum SQLDebug {
     /// ```
     public final class StatementLog: Sendable {
         private let events = Locked<[SQLStatementEvent]>([])
+        /// An empty log: pass its ``append(_:)`` to ``SQLDebug/observe(_:)``.
         public init() {}
         /// Records an event.
         public func append(_ event: SQLStatementEvent) { events.withLock { $0.append(event) } }

@@ -40,6 +40,7 @@ public struct MigrationStatus: Sendable, CustomStringConvertible {
     /// What differs between the store's tables and the schema's, one sentence each.
     public let changes: [String]
 
+    /// A sentence saying where the store stands and what opening it would do.
     public var description: String {
         switch state {
         case .noStore:

@@ -74,8 +74,9 @@ extension Schema {
 }
 
 /// How an app's models evolved: every version, oldest first, and the stages that lead from each to
-/// the next. Give it to ``ModelContainer/init(for:migrationPlan:configurations:)-(Schema,_,_)``: a store
-/// at an older version is brought to the newest in one transaction.
+/// the next. Give it to a ``ModelContainer``, `ModelContainer(for: schema, migrationPlan: Plan.self,
+/// configurations: configuration)`: a store at an older version is brought to the newest in one
+/// transaction.
 public protocol SchemaMigrationPlan {
     /// The versions, oldest first.
     static var schemas: [any VersionedSchema.Type] { get }
@@ -113,6 +114,7 @@ public enum MigrationStage: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
+    /// The stage's kind and the versions it goes between (`custom 1.0.0 → 2.0.0`).
     public var description: String {
         switch self {
         case .lightweight(let from, let to): "lightweight \(versionLabel(of: from)) → \(versionLabel(of: to))"

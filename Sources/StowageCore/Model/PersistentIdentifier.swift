@@ -36,11 +36,14 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
         return nil
     }
 
+    /// Orders identifiers by entity name, then store, then key: temporary identifiers before saved ones,
+    /// saved ones by primary key.
     public static func < (lhs: Self, rhs: Self) -> Bool {
         (lhs.entityName, lhs.storeIdentifier ?? "") < (rhs.entityName, rhs.storeIdentifier ?? "")
             || ((lhs.entityName, lhs.storeIdentifier ?? "") == (rhs.entityName, rhs.storeIdentifier ?? "") && lhs.key < rhs.key)
     }
 
+    /// The entity name and key: `Budget/p12` for a saved model's row 12, `Budget/t3` for a temporary one.
     public var description: String {
         switch key {
         case .temporary(let n): return "\(entityName)/t\(n)"

@@ -50,7 +50,9 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
 }
 
 extension PersistentModel {
+    /// No uniqueness constraints: the default for a model without `#Unique`.
     public static var _$uniqueConstraints: [[AnyKeyPath]] { [] }
+    /// No indexes: the default for a model without `#Index`.
     public static var _$indices: [[AnyKeyPath]] { [] }
 
     /// Runs `body` as a mutation of `keyPath`, notifying observers.
@@ -89,6 +91,7 @@ extension PersistentModel {
     /// Models are equal when they are the same object: a context holds one object per stored row.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
 
+    /// Hashes the object's identity, consistently with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     /// The model's hash: given here rather than synthesised in the model's module, where a target whose

@@ -419,7 +419,9 @@ public struct ResultsSnapshot<Element: PersistentModel, SectionTitle: Hashable> 
 /// The updates of a ``ResultsObserver`` (see ``ResultsObserver/updates()``): an asynchronous sequence
 /// of snapshots, to read in the observer's isolation.
 public struct ResultsUpdates<Model: PersistentModel, SectionTitle: Hashable>: AsyncSequence {
+    /// Each element is the observer's state after an update.
     public typealias Element = ResultsSnapshot<Model, SectionTitle>
+    /// The sequence never throws: a failed query shows in ``ResultsObserver/lastError``.
     public typealias Failure = Never
 
     /// A snapshot on its way from the observer to the reader. Both are in the observer's isolation
@@ -431,6 +433,7 @@ public struct ResultsUpdates<Model: PersistentModel, SectionTitle: Hashable>: As
 
     let stream: AsyncStream<Handoff>
 
+    /// An iterator that starts with the current results, then waits for each update.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator()) }
 
     /// The iterator of ``ResultsUpdates``.

@@ -27,9 +27,12 @@ public struct SectionedResults<Element: PersistentModel, SectionTitle: Hashable>
         self.indexByTitle = indexByTitle
     }
 
+    /// The position of the first section: always 0.
     public var startIndex: Int { 0 }
+    /// The number of sections, one past the last position.
     public var endIndex: Int { sections.count }
 
+    /// The section at `position`.
     public subscript(position: Int) -> ResultsSection<Element, SectionTitle> { sections[position] }
 
     /// The section titles, in order.
@@ -64,9 +67,12 @@ public struct ResultsSection<Element: PersistentModel, SectionTitle: Hashable>: 
         self.range = range
     }
 
+    /// The position of the section's first model: always 0.
     public var startIndex: Int { 0 }
+    /// The number of models in the section, one past the last position.
     public var endIndex: Int { range.count }
 
+    /// The model at `position` in the section, loaded if needed.
     public subscript(position: Int) -> Element {
         precondition(position >= 0 && position < range.count, "ResultsSection index out of range")
         return results[range.lowerBound + position]

@@ -10,15 +10,20 @@ extension PredicateExpressions {
     /// (through a function that calls Foundation's own `localizedStandardContains`) and in Swift.
     public struct StringLocalizedStandardContains<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression, Sendable
     where Root.Output: StringProtocol, Other.Output: StringProtocol, Root: Sendable, Other: Sendable {
+        /// The expression evaluates to whether the string contains the other.
         public typealias Output = Bool
+        /// The expression of the string searched.
         public let root: Root
+        /// The expression of the string searched for.
         public let other: Other
 
+        /// The expression `root.localizedStandardContains(other)`.
         public init(root: Root, other: Other) {
             self.root = root
             self.other = other
         }
 
+        /// Evaluates both strings and compares them with Foundation's `localizedStandardContains`.
         public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
             try root.evaluate(bindings).localizedStandardContains(other.evaluate(bindings))
         }

@@ -16,7 +16,8 @@ extension Schema {
             public static let externalStorage = Option(rawValue: "externalStorage")
             /// Accepted for SwiftData compatibility; there is no cloud store on this platform.
             public static let allowsCloudEncryption = Option(rawValue: "allowsCloudEncryption")
-            /// Accepted for SwiftData compatibility; Stowage keeps no persistent history yet.
+            /// The value is kept in the store's history when the model is deleted, in the deletion's
+            /// tombstone (``HistoryDelete/tombstone``).
             public static let preserveValueOnDeletion = Option(rawValue: "preserveValueOnDeletion")
             /// Accepted for SwiftData compatibility; there is no Spotlight on this platform.
             public static let spotlight = Option(rawValue: "spotlight")
@@ -26,22 +27,30 @@ extension Schema {
             /// Stowage does for composite types.
             public static let codable = Option(rawValue: "codable")
 
+            /// The option's name (`unique`).
             public var description: String { rawValue }
         }
 
+        /// The property's name in Swift, which is also its column's name.
         public let name: String
+        /// The name the property had in an earlier version (`@Attribute(originalName:)`), or its name.
         public let originalName: String
         /// The options the attribute was declared with.
         public let options: [Option]
+        /// The property's Swift type, without its optional.
         public let valueType: any Any.Type
         /// The value the property is initialised with in its declaration, when it is a literal.
         public let defaultValue: Any?
         /// A string that changes the attribute's version hash without changing its shape.
         public let hashModifier: String?
+        /// Whether the property may be `nil`: its column accepts `NULL`.
         public let isOptional: Bool
 
+        /// Always `true`: an attribute is one.
         public var isAttribute: Bool { true }
+        /// Always `false`: an attribute is not a relationship.
         public var isRelationship: Bool { false }
+        /// Whether the attribute was declared with `.unique`.
         public var isUnique: Bool { options.contains(.unique) }
         /// Whether the value is stored outside the entity's table.
         public var isExternalStorage: Bool { options.contains(.externalStorage) }
@@ -91,6 +100,7 @@ extension Schema {
             self.comparesAsSwiftString = TypeTraits.isString(accessor.valueType)
         }
 
+        /// The attribute's name, type, column type, options and earlier name, on one line.
         public var description: String {
             var parts = ["\(name): \(valueType)", storageType.rawValue]
             if !isOptional { parts.append("NOT NULL") }

@@ -134,9 +134,12 @@ extension Schema {
             propertyIndexByKeyPath[keyPath].flatMap { properties[$0] as? Attribute }
         }
 
+        /// Entities are equal when they are the same object: each schema builds one per model type.
         public static func == (lhs: Entity, rhs: Entity) -> Bool { lhs === rhs }
+        /// Hashes the object's identity, consistently with `==`.
         public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
+        /// The entity's name with its attributes and relationships, one per line.
         public var description: String {
             var lines = ["entity \(name)"]
             lines += properties.map { "  \($0.description)" }

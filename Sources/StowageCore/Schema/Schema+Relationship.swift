@@ -22,7 +22,9 @@ extension Schema {
             public static let unique = Option(rawValue: "unique")
         }
 
+        /// The property's name in Swift.
         public let name: String
+        /// The name the property had in an earlier version (`@Relationship(originalName:)`), or its name.
         public let originalName: String
         /// The options the relationship was declared with.
         public let options: [Option]
@@ -44,11 +46,16 @@ extension Schema {
         public let isToOneRelationship: Bool
         /// The key path of the property.
         public let keypath: AnyKeyPath
+        /// The property's Swift type: the destination model, optional, or an array of it.
         public let valueType: any Any.Type
+        /// Whether the property may be `nil`: a to-one relationship is optional.
         public let isOptional: Bool
 
+        /// Always `false`: a relationship is not an attribute.
         public var isAttribute: Bool { false }
+        /// Always `true`: a relationship is one.
         public var isRelationship: Bool { true }
+        /// Whether the relationship was declared with `.unique`.
         public var isUnique: Bool { options.contains(.unique) }
 
         let destinationType: (any PersistentModel.Type)?
@@ -123,6 +130,7 @@ extension Schema {
             }
         }
 
+        /// The relationship's name, destination, delete rule, inverse and counts, on one line.
         public var description: String {
             var parts = ["\(name): \(isToOneRelationship ? destination + "?" : "[" + destination + "]")", deleteRule.rawValue]
             if let inverse { parts.append("inverse=\(inverse.name)") }

@@ -13,8 +13,11 @@ public final class Schema: @unchecked Sendable, CustomStringConvertible {
 
     /// A semantic version for a schema.
     public struct Version: Codable, Hashable, Comparable, Sendable, CustomStringConvertible {
+        /// The major version: raise it for changes that existing stores need a migration stage for.
         public let major: Int
+        /// The minor version.
         public let minor: Int
+        /// The patch version.
         public let patch: Int
 
         /// Creates a version.
@@ -24,10 +27,12 @@ public final class Schema: @unchecked Sendable, CustomStringConvertible {
             self.patch = patch
         }
 
+        /// Orders versions by major, then minor, then patch number.
         public static func < (lhs: Self, rhs: Self) -> Bool {
             (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
         }
 
+        /// The version as `major.minor.patch`.
         public var description: String { "\(major).\(minor).\(patch)" }
     }
 
@@ -113,6 +118,7 @@ public final class Schema: @unchecked Sendable, CustomStringConvertible {
     /// whatever the order the models were listed in.
     var fingerprint: String { layout.fingerprint }
 
+    /// Every entity of the schema with its properties.
     public var description: String {
         entities.map(\.description).joined(separator: "\n")
     }
@@ -140,7 +146,10 @@ public protocol SchemaProperty: AnyObject, Hashable, CustomStringConvertible {
 }
 
 extension SchemaProperty {
+    /// Always `false`: `@Transient` properties are not part of a schema.
     public var isTransient: Bool { false }
+    /// Properties are equal when they are the same object.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
+    /// Hashes the object's identity, consistently with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

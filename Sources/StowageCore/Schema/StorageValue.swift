@@ -5,10 +5,15 @@ import Foundation
 /// Every attribute type converts to exactly one ``StorageType`` (see ``StorageRepresentable``), so
 /// the column of an attribute has one declared type and predicates compare like with like.
 public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
+    /// SQL `NULL`: the value of a `nil` optional.
     case null
+    /// A 64-bit signed integer: booleans and every integer type.
     case integer(Int64)
+    /// A 64-bit floating-point number: `Double`, `Float` and `Date`.
     case real(Double)
+    /// Text: strings, UUIDs, URLs, decimals and JSON.
     case text(String)
+    /// Bytes: `Data`.
     case blob(Data)
 
     /// Whether the two values are the same stored bytes: unlike `==`, text compares byte for byte, not
@@ -19,6 +24,7 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
         return self == other
     }
 
+    /// The value as SQL writes it: `NULL`, a number, quoted text, or the size of a blob.
     public var description: String {
         switch self {
         case .null: return "NULL"
@@ -32,9 +38,13 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
 
 /// The declared type of a column.
 public enum StorageType: String, Hashable, Sendable {
+    /// `INTEGER`: booleans and every integer type.
     case integer = "INTEGER"
+    /// `REAL`: `Double`, `Float` and `Date`.
     case real = "REAL"
+    /// `TEXT`: strings, UUIDs, URLs, decimals and JSON.
     case text = "TEXT"
+    /// `BLOB`: `Data`.
     case blob = "BLOB"
 }
 

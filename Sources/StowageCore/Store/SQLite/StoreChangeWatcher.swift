@@ -11,7 +11,7 @@ import Logging
 /// watcher reads the history transactions after the last one it handled (``SQLiteHistory``): those
 /// whose `origin` is not its store's were saved elsewhere, and their change runs say which models were
 /// inserted, updated (which properties) and deleted. The container's contexts then refresh the models
-/// they hold (on their next operation, each in its own isolation), ``ModelContainer/changes()`` yields
+/// they hold (on their next operation, each in its own isolation), ``ModelContainer/changes(bufferingPolicy:)`` yields
 /// the changes, and ``ModelContainer/storeRemoteChange`` is posted.
 ///
 /// When the history cannot say what changed — a save of a store that records no history
@@ -142,7 +142,7 @@ extension ModelContainer {
     public static let storeRemoteChange = Notification.Name("StowageStoreRemoteChange")
 
     /// Hands other processes' transactions (or, for `nil`, "anything may have changed") to the
-    /// container's contexts, to ``changes()`` and to ``storeRemoteChange`` observers.
+    /// container's contexts, to ``changes(bufferingPolicy:)`` and to ``storeRemoteChange`` observers.
     func receiveRemoteChanges(_ transactions: [(HistoryHeader, [SQLiteHistory.Run])]?, from store: SQLiteStore) {
         guard let transactions else {
             var saved = SavedChanges()
