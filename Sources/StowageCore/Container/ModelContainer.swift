@@ -60,8 +60,8 @@ public final class ModelContainer: Sendable {
 
     /// Creates a container for a schema.
     ///
-    /// A store whose tables were made for other models is migrated first (see "Changing your models"
-    /// in the README): by the stages of `migrationPlan` from the version the store is at, or, without
+    /// A store whose tables were made for other models is migrated first (see the "Changing Your
+    /// Models" article): by the stages of `migrationPlan` from the version the store is at, or, without
     /// a plan, by a lightweight migration. A migration is one transaction; when it fails, the store is
     /// left as it was and this initializer throws.
     ///

@@ -89,7 +89,7 @@ public enum MigrationStage: @unchecked Sendable, CustomStringConvertible {
     // @unchecked Sendable: the closures are only called during a migration, on the thread that opens
     // the container (as in SwiftData, which declares them without `@Sendable` too).
 
-    /// A change Stowage makes by itself (see "Changing your models" in the README): added, removed and
+    /// A change Stowage makes by itself (see the "Changing Your Models" article): added, removed and
     /// renamed properties and models, optionality, uniqueness, indexes.
     case lightweight(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type)
     /// A change with code of yours: `willMigrate` runs on a context over the *old* version's models

@@ -135,7 +135,7 @@ enum SQLiteFunctions {
 /// Stowage's SQL functions, for SQLite connections that Stowage did not open.
 ///
 /// The indexes and unique constraints of `String` attributes are built on `stowage_nfc(column)` (see
-/// "Strings compare as Swift compares them" in the README), so a connection that writes those columns
+/// "Strings compare as Swift compares them" in the "Where the Data Lives" article), so a connection that writes those columns
 /// needs the function. Register it on connections you open yourself, with GRDB:
 ///
 /// ```swift

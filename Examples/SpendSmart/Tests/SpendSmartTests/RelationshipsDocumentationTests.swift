@@ -2,11 +2,11 @@ import Foundation
 import Stowage
 import Testing
 
-// The README's Relationships section, compiled and run. Keep the code between the markers identical to
-// the README's (the README's store URL is "budgets.store"; here it is a temporary file).
+// The documentation's relationship example (the "Relationships" article, whose code is the snippet
+// Snippets/BudgetsAndTransactions.swift), run with a temporary store and its results checked.
 
-enum RelationshipsReadme {
-    // README model: begin
+enum RelationshipsDocumentation {
+    // Example model: begin
     @Model
     final class Budget {
 
@@ -48,21 +48,21 @@ enum RelationshipsReadme {
             self.hasReceipt = hasReceipt
         }
     }
-    // README model: end
+    // Example model: end
 }
 
-@Suite struct RelationshipsReadmeTests {
-    typealias Budget = RelationshipsReadme.Budget
-    typealias Transaction = RelationshipsReadme.Transaction
+@Suite struct RelationshipsDocumentationTests {
+    typealias Budget = RelationshipsDocumentation.Budget
+    typealias Transaction = RelationshipsDocumentation.Transaction
 
-    @Test func theReadmeRelationshipsCodeRuns() throws {
+    @Test func theRelationshipsExampleRuns() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         var printed: [String] = []
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
         let storeURL = URL(fileURLWithPath: directory.path("budgets.store"))
 
-        // README code: begin
+        // Example code: begin
         let container = try ModelContainer(for: Budget.self, configurations: ModelConfiguration(url: storeURL))
         let context = ModelContext(container)
 
@@ -80,12 +80,12 @@ enum RelationshipsReadme {
         context.delete(groceries)
         try context.save()                         // the cascade deletes the three transactions
         print(try context.fetchCount(FetchDescriptor<Transaction>()))
-        // README code: end
+        // Example code: end
 
         #expect(printed == ["[\"Milk\", \"Vegetables\", \"Cheese\"] 40.25", "0"])
     }
 
-    /// The README says observation fires on both sides of a relationship, whichever side changes.
+    /// The documentation says observation fires on both sides of a relationship, whichever side changes.
     @Test func observationFiresOnBothSides() {
         let budget = Budget(name: "Groceries", limit: 500)
         let milk = Transaction(note: "Milk", amount: 4.5, date: .now)

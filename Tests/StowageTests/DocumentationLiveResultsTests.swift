@@ -2,11 +2,11 @@ import Foundation
 import Stowage
 import Testing
 
-// The snippet of the README's "Live results", as it is written there (keep both in step).
+// The code of the "Live Results" article (Snippets/LiveExpenses.swift), with its results checked.
 
 @MainActor
-@Suite("README: live results")
-struct ReadmeLiveResultsTests {
+@Suite("Documentation: live results")
+struct DocumentationLiveResultsTests {
     @Test func liveResults() async throws {
         let container = try ModelContainer(for: Budget.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = container.mainContext
@@ -19,7 +19,7 @@ struct ReadmeLiveResultsTests {
         var printed: [String] = []
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
 
-        // README begins
+        // Article code: begin
         let observer = try ResultsObserver<Expense, String>(
             filterBy: #Predicate { $0.amount > 10 }, sortBy: [SortDescriptor(\.amount, order: .reverse)],
             sectionBy: \.budget?.name, modelContext: context)
@@ -34,7 +34,7 @@ struct ReadmeLiveResultsTests {
                 print(snapshot.results.count, snapshot.difference?.results.insertions.count ?? 0)
             }
         }
-        // README ends
+        // Article code: end
         #expect(printed == [#"Food ["groceries", "lunch"]"#, #"Rent ["November"]"#])
         try await Task.sleep(for: .milliseconds(20))
         let other = ModelContext(container)

@@ -2,8 +2,8 @@ import Foundation
 import Stowage
 import Testing
 
-// The snippets of the README's "Background work" and "Reacting to changes", as they are written there
-// (keep both in step).
+// The code of the "Background Work" and "Reacting to Changes" articles (Snippets/BackgroundImport.swift,
+// Snippets/SaveNotifications.swift), run here with what each step saw checked.
 
 @ModelActor
 actor BudgetImporter {
@@ -15,7 +15,7 @@ actor BudgetImporter {
     }
 }
 
-/// What the README's observers saw.
+/// What the articles' observers saw.
 private final class Seen: @unchecked Sendable {
     // @unchecked Sendable: behind `lock`.
     let lock = NSLock()
@@ -23,8 +23,8 @@ private final class Seen: @unchecked Sendable {
     var streamed: [ModelChanges] = []
 }
 
-@Suite("README: background work and reacting to changes")
-struct ReadmeConcurrencyTests {
+@Suite("Documentation: background work and reacting to changes")
+struct DocumentationConcurrencyTests {
     @Test func backgroundWork() async throws {
         let container = try ModelContainer(for: Budget.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let importer = BudgetImporter(modelContainer: container)
