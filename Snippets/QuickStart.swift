@@ -17,7 +17,8 @@ final class Budget {
 }
 // snippet.end
 
-let container = try ModelContainer(for: Budget.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: "budgets.store")))
+let storeURL = URL(fileURLWithPath: "budgets.store")
+let container = try ModelContainer(for: Budget.self, configurations: ModelConfiguration(url: storeURL))
 let context = ModelContext(container)
 
 context.insert(Budget(name: "Groceries", limit: 500))
