@@ -184,12 +184,12 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         readers?.close()
     }
 
-    /// The writer's configuration. A busy store is waited for up to `busyTimeout` (SQLite's busy
-    /// handler sleeps and retries), at open (setting WAL mode), at `BEGIN IMMEDIATE` and at commit.
+    /// The writer's configuration. A busy store is waited for up to `busyTimeout` (``SQLiteBusyWait``
+    /// sleeps and retries), at open (setting WAL mode), at `BEGIN IMMEDIATE` and at commit.
     static func configuration(trace: SQLiteTrace?, busyTimeout: TimeInterval) -> Configuration {
         var configuration = Configuration()
         configuration.label = "Stowage"
-        configuration.busyMode = .timeout(busyTimeout)
+        configuration.busyMode = SQLiteBusyWait.mode(timeout: busyTimeout)
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in
             // WAL with synchronous=FULL: a transaction is durable when the commit returns (GRDB's
@@ -293,7 +293,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         do {
             var configuration = Configuration()
             configuration.label = "Stowage schema check"
-            configuration.busyMode = .timeout(busyTimeout)
+            configuration.busyMode = SQLiteBusyWait.mode(timeout: busyTimeout)
             // Read-only: a connection that can write checkpoints a -wal beside the file into it when it
             // closes, which would change a file about to be refused (or one that must not be written).
             configuration.readonly = true
