@@ -14,8 +14,11 @@ import GRDBSQLite
 ///
 /// With four processes saving back to back to one file (the `many-writers` scenario of
 /// `RELIABILITY.md`), SQLite's handler let a waiting save lose every try for seconds (up to 5.1 s, and
-/// a few `.storeBusy` in 100,000 saves): these shorter sleeps bring the longest wait to a few hundred
-/// milliseconds on an idle machine, but are no queue either.
+/// a few `.storeBusy` in 100,000 saves); these shorter sleeps brought the longest wait to a few hundred
+/// milliseconds on an idle machine, but they are no queue either, and on a loaded machine the frequent
+/// tries slowed everyone. Saves therefore take turns (``SQLiteWriteTurn``) before they ask SQLite for its
+/// lock, and this handler is left to wait for writers that take no turn. A save's wait for its turn and
+/// then for SQLite's lock is one wait, bounded by one `busyTimeout` (``beginWait(at:)``).
 enum SQLiteBusyWait {
     /// The first sleep, in microseconds.
     static let firstSleep: UInt64 = 50
@@ -45,15 +48,30 @@ enum SQLiteBusyWait {
             context)
     }
 
+    /// Makes the busy handler count every wait on this thread from `start` (``now()``) until
+    /// ``endWait(restoring:)``, rather than from when each lock was found busy: a save that waited for
+    /// its turn waits for SQLite's lock only for what is left of its timeout.
+    /// - Returns: what ``endWait(restoring:)`` restores (a save of one store can run inside another's).
+    static func beginWait(at start: UInt64) -> UnsafeRawPointer? {
+        let previous = pthread_getspecific(waitStartKey)
+        pthread_setspecific(waitStartKey, UnsafeRawPointer(bitPattern: UInt(start << 1 | 1)))
+        return previous.map { UnsafeRawPointer($0) }
+    }
+
+    /// Ends the wait begun by ``beginWait(at:)``.
+    static func endWait(restoring previous: UnsafeRawPointer?) {
+        pthread_setspecific(waitStartKey, previous)
+    }
+
     /// The busy handler: whether to try again, after sleeping. `tries` counts the calls made before this
     /// one for the same lock (0 when the lock was just found busy).
     static func retry(tries: Int, timeout: TimeInterval) -> Bool {
         let current = now()
         // SQLite calls the handler on the thread that waits, once per try: when the wait began is kept
-        // in that thread's slot, shifted left.
+        // in that thread's slot, shifted left, with the low bit set when `beginWait` set it.
         let slot = UInt(bitPattern: pthread_getspecific(waitStartKey))
         var start = UInt64(slot >> 1)
-        if tries == 0 || start == 0 {
+        if slot & 1 == 0 && (tries == 0 || start == 0) {
             start = current
             pthread_setspecific(waitStartKey, UnsafeRawPointer(bitPattern: UInt(current << 1)))
         }
