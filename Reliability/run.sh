@@ -4,6 +4,8 @@
 #
 #     Reliability/run.sh                  every scenario, full size
 #     Reliability/run.sh crash-mid-save   one (or several) by name; `--quick` for the tests' sizes
+#     STOWAGE_WRITERS=8 Reliability/run.sh many-writers
+#                                         many-writers with 8 processes instead of 4
 #
 # Fuzzing, ASan and TSan have scripts of their own: Reliability/fuzz.sh, asan.sh and tsan.sh.
 set -euo pipefail

@@ -12,6 +12,7 @@ public enum Suite {
         CorruptFiles.scenario,
         Permissions.scenario,
         TwoProcesses.scenario,
+        ManyWriters.scenario,
         Soak.scenario,
     ]
 
@@ -22,6 +23,7 @@ public enum Suite {
         DiskFull.child,
         Permissions.child,
         TwoProcesses.writer,
+        ManyWriters.writer,
     ]
 
     /// The scenario called `name`.

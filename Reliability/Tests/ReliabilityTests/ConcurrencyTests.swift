@@ -79,4 +79,15 @@ struct ConcurrencyTests {
         #expect(report.integer("incomplete rows read") == 0)
         #expect(report.integer("observer's last count") == 400)
     }
+
+    @Test func fourProcessesSavingBackToBackAllGetTheirTurn() async throws {
+        // 4 × 300 saves. No save may give up waiting for the write lock (`.storeBusy`); how long the
+        // waits were is a figure of full runs, not checked here.
+        let report = try await runQuick("many-writers")
+        #expect(report.integer("saves acknowledged") == 1_200)
+        #expect(report.integer("rows after reopening") == 1_200)
+        #expect(report.integer("updated rows after reopening") == 120)
+        #expect(report.integer("busy errors") == 0)
+        #expect(report.integer("other save errors") == 0)
+    }
 }

@@ -34,6 +34,11 @@ public struct ModelConfiguration: Hashable, Identifiable, Sendable, CustomDebugS
     /// How long a save, a migration or opening the store waits while another connection or process
     /// writes to the same file, before failing with ``StowageError/Code/storeBusy`` (nothing written).
     /// Five seconds unless set. Not in SwiftData, whose stores wait on their own.
+    ///
+    /// On Linux, the saves of several processes (or containers) to one file take turns, through advisory
+    /// locks on a `-lock` file kept beside the store while it is in use: a process that has just saved
+    /// cannot take the write lock back ahead of one that waits, so a save waits for the few saves
+    /// queued with it rather than for luck.
     public var busyTimeout: TimeInterval = 5
     /// Whether each save writes a transaction to the store's history, in the save's own SQL transaction
     /// (see ``ModelContext/fetchHistory(_:)``). `true` unless set, as in SwiftData, which always records

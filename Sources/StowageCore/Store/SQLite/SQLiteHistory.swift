@@ -409,7 +409,7 @@ extension SQLiteStore {
     func deleteHistory(_ transactions: [Int64]) throws {
         guard let newest = transactions.max(), try hasHistory() else { return }
         do {
-            try writer.write { db in
+            try writeTransaction { db in
                 try Self.deleteHistory(transactions, newest: newest, db)
             }
         } catch let error as DatabaseError {

@@ -25,7 +25,7 @@ enum SQLiteMigrator {
     ) throws {
         var configuration = Configuration()
         configuration.label = "Stowage migration"
-        configuration.busyMode = .timeout(busyTimeout)
+        configuration.busyMode = SQLiteBusyWait.mode(timeout: busyTimeout)
         configuration.foreignKeysEnabled = false
         configuration.prepareDatabase { db in
             if let connection = db.sqliteConnection { SQLiteFunctions.register(on: connection) }
@@ -114,7 +114,7 @@ enum SQLiteMigrator {
         guard opened == SQLITE_OK, let connection else { throw failure(opened) }
         sqlite3_extended_result_codes(connection, 1)
         // Waits, as every connection of the store does, for another process recovering or checkpointing.
-        sqlite3_busy_timeout(connection, Int32(clamping: Int((busyTimeout * 1000).rounded())))
+        SQLiteBusyWait.install(on: connection, timeout: busyTimeout)
         func rows(_ sql: String) throws -> [[String]] {
             var statement: OpaquePointer?
             defer { sqlite3_finalize(statement) }

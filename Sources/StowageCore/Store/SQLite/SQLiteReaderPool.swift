@@ -75,7 +75,7 @@ final class SQLiteReader {
         self.trace = trace
         sqlite3_extended_result_codes(connection, 1)
         // A reader waits for a writer that is checkpointing or recovering the WAL.
-        sqlite3_busy_timeout(connection, Int32(clamping: Int((busyTimeout * 1000).rounded())))
+        SQLiteBusyWait.install(on: connection, timeout: busyTimeout)
         SQLiteFunctions.register(on: connection)
         trace?.install(on: connection)
     }

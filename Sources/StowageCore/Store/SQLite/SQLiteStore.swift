@@ -20,6 +20,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     /// SQLite creates the `-wal` and `-shm` files in, cannot be written by this process. `nil` otherwise.
     let unwritableReason: String?
     let writer: any DatabaseWriter
+    /// The turn a save of a file store takes before SQLite's write lock, so that processes saving to
+    /// one file take turns (``SQLiteWriteTurn``); `nil` in memory and for a store that cannot save.
+    private let turn: SQLiteWriteTurn?
     /// The read connections of a file store; `nil` in memory, where reads use the writer's connection.
     private let readers: SQLiteReaderPool?
     /// During a migration, the connection whose transaction the migration runs in: every read and
@@ -96,6 +99,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         self.readers = nil
         self.migrationConnection = db
         self.identifier = identifier
+        self.turn = nil
         self.busyTimeout = 0
         // A migration's own writes are not history: clients' tokens describe the data they saw.
         self.recordsHistory = false
@@ -145,6 +149,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             // A store that cannot save is opened read-only, so that opening it writes nothing either
             // (GRDB's WAL set-up commits a transaction).
             configuration.readonly = !allowsSave
+            turn = allowsSave && openPath == path ? SQLiteWriteTurn(storePath: path) : nil
             do {
                 if openPath != path {
                     writer = try DatabaseQueue(path: openPath, configuration: configuration)
@@ -163,6 +168,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         } else {
             self.path = nil
             unwritableReason = nil
+            turn = nil
             writer = try DatabaseQueue(configuration: configuration)
             readers = nil
         }
@@ -180,16 +186,17 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     deinit {
         // The read connections close before the writer, so that the writer's connection is the file's last
         // and checkpoints the WAL into it (a read-only connection closing last cannot): a closed store is
-        // one file, with no -wal or -shm left behind.
+        // one file, with no -wal or -shm left behind (nor the turn's -lock).
         readers?.close()
+        turn?.close()
     }
 
-    /// The writer's configuration. A busy store is waited for up to `busyTimeout` (SQLite's busy
-    /// handler sleeps and retries), at open (setting WAL mode), at `BEGIN IMMEDIATE` and at commit.
+    /// The writer's configuration. A busy store is waited for up to `busyTimeout` (``SQLiteBusyWait``
+    /// sleeps and retries), at open (setting WAL mode), at `BEGIN IMMEDIATE` and at commit.
     static func configuration(trace: SQLiteTrace?, busyTimeout: TimeInterval) -> Configuration {
         var configuration = Configuration()
         configuration.label = "Stowage"
-        configuration.busyMode = .timeout(busyTimeout)
+        configuration.busyMode = SQLiteBusyWait.mode(timeout: busyTimeout)
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in
             // WAL with synchronous=FULL: a transaction is durable when the commit returns (GRDB's
@@ -293,7 +300,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         do {
             var configuration = Configuration()
             configuration.label = "Stowage schema check"
-            configuration.busyMode = .timeout(busyTimeout)
+            configuration.busyMode = SQLiteBusyWait.mode(timeout: busyTimeout)
             // Read-only: a connection that can write checkpoints a -wal beside the file into it when it
             // closes, which would change a file about to be refused (or one that must not be written).
             configuration.readonly = true
@@ -462,7 +469,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 }
                 return result
             }
-            let result = try writer.write { db in
+            let result = try writeTransaction { db in
                 let result = try write(changes, db)
                 try beforeCommit()
                 return result
@@ -510,9 +517,37 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         }
     }
 
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`), after taking this store's turn among the
+    /// processes writing to its file; the turn and SQLite's write lock are waited for up to
+    /// `busyTimeout` in all.
+    /// - Throws: `DatabaseError` `SQLITE_BUSY` when the wait ran out (nothing was written), or what
+    ///   `body` and the commit throw.
+    func writeTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try writer.writeWithoutTransaction { db in
+            let start = SQLiteBusyWait.now()
+            let outerWait = SQLiteBusyWait.beginWait(at: start)
+            defer { SQLiteBusyWait.endWait(restoring: outerWait) }
+            if let turn {
+                guard turn.acquire(deadline: start + SQLiteBusyWait.nanoseconds(busyTimeout)) else {
+                    throw DatabaseError(
+                        resultCode: .SQLITE_BUSY,
+                        message: "other processes kept their turns at writing to the store for more than busyTimeout")
+                }
+            }
+            defer { turn?.release() }
+            var result: T?
+            try db.inTransaction(.immediate) {
+                result = try body(db)
+                return .commit
+            }
+            guard let result else { preconditionFailure("Stowage internal error: a committed transaction without a result") }
+            return result
+        }
+    }
+
     func eraseAll(_ erased: inout [String]) throws {
         do {
-            try writer.write { db in
+            try writeTransaction { db in
                 // Links between the emptied tables are checked at the commit, when none is left.
                 try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
                 let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> ?", arguments: [SQLiteSQL.metadataTable])

@@ -54,7 +54,8 @@ final class StoreChangeWatcher: @unchecked Sendable {
             timer.resume()
             return nil
         }
-        sqlite3_busy_timeout(connection, 1000)
+        // Waits up to a second for a lock (another process recovering or checkpointing the WAL).
+        if let connection { SQLiteBusyWait.install(on: connection, timeout: 1) }
         // Nothing else runs yet: no queue or lock needed.
         dataVersion = readDataVersion() ?? 0
         // After an erase, its used-up number is past the newest transaction left.
