@@ -1,6 +1,6 @@
 #!/bin/sh
-# The reliability suite's corrupt-files scenario under AddressSanitizer (RELIABILITY.md, "Corrupt /
-# foreign files"): builds the stowage-reliability command with -sanitize=address in a scratch path of
+# The reliability suite's corrupt-files scenario under AddressSanitizer (RELIABILITY.md, "Damaged
+# and foreign files"): builds the stowage-reliability command with -sanitize=address in a scratch path of
 # its own (.build-asan, so that the normal build is left alone), then runs it.
 #
 #     Reliability/asan.sh                      corrupt-files at full size (100 variants)
