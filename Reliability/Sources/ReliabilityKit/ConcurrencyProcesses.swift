@@ -98,14 +98,7 @@ enum TwoProcesses {
         let go = options.directory.appendingPathComponent("go")
         // The parent creates the store; the children open it.
         let container = try ModelContainer(for: ProcessEntry.self, configurations: ModelConfiguration(url: store))
-        let children = try (0..<processes).map { try ChildProcess(["child", "two-processes-writer", store.path, "\($0)", "\(saves)", go.path]) }
-        var started = true
-        for child in children where child.wait(timeout: 60, for: { $0 == "READY" || $0.hasPrefix("error") }) != "READY" {
-            started = false
-            report.fail("a child did not start: \(child.output)")
-        }
-        guard started else {
-            for child in children { child.kill() }
+        guard let children = try WriterProcesses.start("two-processes-writer", count: processes, store: store, saves: saves, go: go, report: &report) else {
             return report
         }
 
@@ -123,20 +116,7 @@ enum TwoProcesses {
             let reading = Task { await reader.run(stop: stop) }
             let start = now()
             _ = FileManager.default.createFile(atPath: go.path, contents: Data())
-            results = await withTaskGroup(of: (Int, ChildProcess.Result).self) { group in
-                for (index, child) in children.enumerated() {
-                    // Waited for on a thread of its own: a blocking wait on one of the (two) threads of
-                    // Swift's cooperative pool would stall the parent's readers and observer.
-                    group.addTask {
-                        await withCheckedContinuation { continuation in
-                            Thread.detachNewThread { continuation.resume(returning: (index, child.wait())) }
-                        }
-                    }
-                }
-                var results: [(Int, ChildProcess.Result)] = []
-                for await result in group { results.append(result) }
-                return results.sorted { $0.0 < $1.0 }.map(\.1)
-            }
+            results = await WriterProcesses.results(of: children)
             elapsed = now() - start
             stop.update { $0 = true }
             read = await reading.value
@@ -147,19 +127,14 @@ enum TwoProcesses {
         var busy = 0, errors = 0, done = 0
         var latencies: [Double] = []
         for (index, result) in results.enumerated() {
-            guard let line = result.lines.last(where: { $0.hasPrefix("DONE") }) else {
+            guard let fields = WriterProcesses.done(result) else {
                 report.fail("process \(index) did not finish: \(result)")
                 continue
             }
-            let fields = Dictionary(uniqueKeysWithValues: line.split(separator: " ").dropFirst().compactMap { field -> (String, Double)? in
-                let parts = field.split(separator: "=")
-                guard parts.count == 2, let value = Double(parts[1]) else { return nil }
-                return (String(parts[0]), value)
-            })
             done += Int(fields["saves"] ?? 0)
             busy += Int(fields["busy"] ?? 0)
             errors += Int(fields["errors"] ?? 0)
-            latencies += result.lines.compactMap { $0.hasPrefix("LATENCY ") ? Double($0.dropFirst(8)) : nil }
+            latencies += WriterProcesses.values("LATENCY", in: result)
             report.check(result.exitedNormally, "process \(index) ended with \(result)")
         }
         let rows = try ModelContext(container).fetchCount(FetchDescriptor<ProcessEntry>())
@@ -206,13 +181,8 @@ enum TwoProcesses {
         let container = try ModelContainer(for: ProcessEntry.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: arguments[0])))
         let context = ModelContext(container)
         say("READY")
-        // The parent starts the writers once its observer has its first snapshot, which takes long when
-        // the machine is busy (the whole test suite runs beside this).
-        let deadline = now() + 600
-        while !FileManager.default.fileExists(atPath: arguments[3]) {
-            guard now() < deadline else { throw ChildUsage("two-processes-writer: no go file after 600 s") }
-            usleep(500)
-        }
+        // The parent starts the writers once its observer has its first snapshot.
+        try WriterProcesses.waitForGo(arguments[3], command: "two-processes-writer")
         var busy = 0, errors = 0, done = 0
         var latencies: [Double] = []
         latencies.reserveCapacity(saves)

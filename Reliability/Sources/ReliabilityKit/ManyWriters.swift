@@ -52,31 +52,12 @@ enum ManyWriters {
             let container = try ModelContainer(for: ManyWritersEntry.self, configurations: ModelConfiguration(url: store))
             _ = try ModelContext(container).fetchCount(FetchDescriptor<ManyWritersEntry>())
         }
-        let children = try (0..<processes).map { try ChildProcess(["child", "many-writers-writer", store.path, "\($0)", "\(saves)", go.path]) }
-        var started = true
-        for child in children where child.wait(timeout: 60, for: { $0 == "READY" || $0.hasPrefix("error") }) != "READY" {
-            started = false
-            report.fail("a child did not start: \(child.output)")
-        }
-        guard started else {
-            for child in children { child.kill() }
+        guard let children = try WriterProcesses.start("many-writers-writer", count: processes, store: store, saves: saves, go: go, report: &report) else {
             return report
         }
         let start = now()
         _ = FileManager.default.createFile(atPath: go.path, contents: Data())
-        // Each child is waited for on a thread of its own, not on the cooperative pool.
-        let results = await withTaskGroup(of: (Int, ChildProcess.Result).self) { group in
-            for (index, child) in children.enumerated() {
-                group.addTask {
-                    await withCheckedContinuation { continuation in
-                        Thread.detachNewThread { continuation.resume(returning: (index, child.wait())) }
-                    }
-                }
-            }
-            var results: [(Int, ChildProcess.Result)] = []
-            for await result in group { results.append(result) }
-            return results.sorted { $0.0 < $1.0 }.map(\.1)
-        }
+        let results = await WriterProcesses.results(of: children)
         let elapsed = now() - start
 
         var busy = 0, errors = 0, done = 0
@@ -86,20 +67,15 @@ enum ManyWriters {
         var longestPerProcess: [String] = []
         var ratePerProcess: [String] = []
         for (index, result) in results.enumerated() {
-            guard let line = result.lines.last(where: { $0.hasPrefix("DONE") }) else {
+            guard let fields = WriterProcesses.done(result) else {
                 report.fail("process \(index) did not finish: \(result)")
                 continue
             }
-            let fields = Dictionary(uniqueKeysWithValues: line.split(separator: " ").dropFirst().compactMap { field -> (String, Double)? in
-                let parts = field.split(separator: "=")
-                guard parts.count == 2, let value = Double(parts[1]) else { return nil }
-                return (String(parts[0]), value)
-            })
             done += Int(fields["saves"] ?? 0)
             busy += Int(fields["busy"] ?? 0)
             errors += Int(fields["errors"] ?? 0)
-            let own = result.lines.compactMap { $0.hasPrefix("LATENCY ") ? Double($0.dropFirst(8)) : nil }
-            let ownBusy = result.lines.compactMap { $0.hasPrefix("BUSY ") ? Double($0.dropFirst(5)) : nil }
+            let own = WriterProcesses.values("LATENCY", in: result)
+            let ownBusy = WriterProcesses.values("BUSY", in: result)
             latencies += own
             busyWaits += ownBusy
             longestPerProcess.append(milliseconds((own + ownBusy).max() ?? 0))
@@ -156,11 +132,7 @@ enum ManyWriters {
         let container = try ModelContainer(for: ManyWritersEntry.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: arguments[0])))
         let context = ModelContext(container)
         say("READY")
-        let deadline = now() + 600
-        while !FileManager.default.fileExists(atPath: arguments[3]) {
-            guard now() < deadline else { throw ChildUsage("many-writers-writer: no go file after 600 s") }
-            usleep(500)
-        }
+        try WriterProcesses.waitForGo(arguments[3], command: "many-writers-writer")
         var busy = 0, errors = 0, done = 0
         var latencies: [Double] = []
         var busyWaits: [Double] = []
