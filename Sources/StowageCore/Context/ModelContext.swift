@@ -221,8 +221,10 @@ public final class ModelContext {
                 }
                 // An unsaved model leaves the graph: the models it was related to forget it.
                 for relationship in entity.relationshipList {
-                    guard let inverse = relationship.inverse, let accessor = relationship.accessor, accessor.isLoaded(model) else { continue }
-                    for related in accessor.related(model) { RelationshipGraph.unlink(model, from: related, through: inverse) }
+                    guard let accessor = relationship.accessor, accessor.isLoaded(model) else { continue }
+                    for inverse in relationship.inverses {
+                        for related in accessor.related(model) { RelationshipGraph.unlink(model, from: related, through: inverse) }
+                    }
                 }
             }
             detach(data)

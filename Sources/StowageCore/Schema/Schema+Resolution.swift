@@ -23,14 +23,29 @@ extension Schema {
                 continue
             }
             if let existing = inverse.inverse, existing !== relationship {
-                problems.append(StowageError(
-                    .invalidSchema,
-                    "\(destination.name).\(inverse.name) is the inverse of both \(existing.entity?.name ?? "?").\(existing.name) and \(relationship.entity?.name ?? "?").\(relationship.name). Declare one inverse per relationship.",
-                    entityName: destination.name, propertyName: inverse.name))
+                // Several relationships of one entity may share a to-one inverse (Apple's Backyard Birds:
+                // `leadingPlants` and `trailingPlants` both `inverse: \Plant.backyard`): the model is in
+                // at most one of them, and the to-one names the model holding it.
+                guard inverse.isToOneRelationship, existing.entity === relationship.entity else {
+                    problems.append(StowageError(
+                        .invalidSchema,
+                        "\(destination.name).\(inverse.name) is the inverse of both \(existing.entity?.name ?? "?").\(existing.name) and \(relationship.entity?.name ?? "?").\(relationship.name). Only a to-one relationship can be the inverse of several relationships, and only of relationships of one entity.",
+                        entityName: destination.name, propertyName: inverse.name))
+                    continue
+                }
+                if inverse.sharingRelationships.isEmpty { inverse.sharingRelationships = [UnownedRelationship(value: existing)] }
+                inverse.sharingRelationships.append(UnownedRelationship(value: relationship))
+                inverse.sharingRelationships.sort { $0.value.index < $1.value.index }
+                inverse.inverse = inverse.sharingRelationships[0].value
+                relationship.inverse = inverse
                 continue
             }
             relationship.inverse = inverse
             inverse.inverse = relationship
+        }
+        // A to-one that is also declared from its own side names the first sharing relationship.
+        for relationship in all where !relationship.sharingRelationships.isEmpty {
+            relationship.inverse = relationship.sharingRelationships[0].value
         }
         // Inferred inverses: exactly one unpaired relationship of the destination pointing back.
         for relationship in all where relationship.inverse == nil && relationship.inverseKeyPath == nil {
@@ -68,7 +83,9 @@ extension Schema {
     private static func storage(of relationship: Relationship) -> RelationshipStorage {
         let own = relationship.entity?.name ?? ""
         let other = relationship.destinationEntity?.name ?? ""
-        guard let inverse = relationship.inverse else {
+        // A shared inverse: each side keeps its own links (a foreign key for the to-one, a join table for
+        // each relationship sharing it), kept in step by the context.
+        guard let inverse = relationship.inverse, !relationship.hasSharedInverse else {
             if relationship.isToOneRelationship {
                 return .foreignKey(column: "\(relationship.name)_pk", positionColumn: nil)
             }
