@@ -26,8 +26,9 @@
 /// types: `Bool`, every integer width, `Double`, `Float`, `Decimal`, `String`, `Date`, `UUID`, `URL`,
 /// `Data`, `RawRepresentable` enums, `Codable` structs and enums, arrays and dictionaries of `Codable`
 /// values, other models (relationships), and optionals of each.
-@attached(member, names: named(_$backingData), named(_$backingDataStorage), named(persistentBackingData),
-          named(schemaMetadata), named(init), named(_$load), named(_$store), named(_$observationRegistrar), named(_$observationRegistrarStorage))
+@attached(member, conformances: PersistentModel, names: named(_$backingData), named(_$backingDataStorage), named(persistentBackingData),
+          named(schemaMetadata), named(_$properties), named(init), named(_$load), named(_$store), named(_$observationRegistrar),
+          named(_$observationRegistrarStorage))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model() = #externalMacro(module: "StowageMacros", type: "ModelMacro")

@@ -408,8 +408,11 @@ struct FetchPlan {
         var pending: [any PersistentModel] = []
         var excluded: Set<Int64> = []
         if request.includePendingChanges && context.hasChanges {
-            // Models of the entity: Stowage has no entity inheritance, so these are the type's models.
-            func isFetched(_ model: any PersistentModel) -> Bool { model.persistentBackingData.entity === entity }
+            // Models of the entity, and of its subclasses' entities.
+            func isFetched(_ model: any PersistentModel) -> Bool {
+                guard let own = model.persistentBackingData.entity else { return false }
+                return own === entity || (entity.isInHierarchy && entity.fetchableEntitiesByName[own.name] === own)
+            }
             for model in context.inserted.models where isFetched(model) { pending.append(model) }
             for model in context.changed.models {
                 guard isFetched(model), case .row(let pk)? = model.persistentBackingData.key else { continue }

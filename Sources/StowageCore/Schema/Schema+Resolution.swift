@@ -5,7 +5,12 @@ extension Schema {
     /// when exactly one relationship of the destination points back) and decides where its links live.
     static func resolveRelationships(of entities: [Entity], byType: [ObjectIdentifier: Entity]) -> [StowageError] {
         var problems: [StowageError] = []
-        let all = entities.flatMap(\.relationshipList)
+        // A subclass's inherited relationships are its superclass's: they take their inverse and their
+        // storage from there once those are resolved.
+        func isInherited(_ relationship: Relationship) -> Bool {
+            relationship.index < (relationship.entity?.superentity?.properties.count ?? 0)
+        }
+        let all = entities.flatMap(\.relationshipList).filter { !isInherited($0) }
         for relationship in all {
             relationship.destinationEntity = relationship.destinationType.flatMap { byType[ObjectIdentifier($0)] }
         }
@@ -51,10 +56,10 @@ extension Schema {
         for relationship in all where relationship.inverse == nil && relationship.inverseKeyPath == nil {
             guard let destination = relationship.destinationEntity else { continue }
             let candidates = destination.relationshipList.filter {
-                $0 !== relationship && $0.destinationEntity === relationship.entity && $0.inverse == nil && $0.inverseKeyPath == nil
+                !isInherited($0) && $0 !== relationship && $0.destinationEntity === relationship.entity && $0.inverse == nil && $0.inverseKeyPath == nil
             }
             let rivals = relationship.entity?.relationshipList.filter {
-                $0.destinationEntity === destination && $0.inverse == nil && $0.inverseKeyPath == nil
+                !isInherited($0) && $0.destinationEntity === destination && $0.inverse == nil && $0.inverseKeyPath == nil
             } ?? []
             if candidates.count == 1 && rivals.count == 1 {
                 relationship.inverse = candidates[0]
@@ -68,6 +73,17 @@ extension Schema {
             }
         }
         for relationship in all { relationship.storage = storage(of: relationship) }
+        func depth(_ entity: Entity) -> Int { entity.superentity.map { depth($0) + 1 } ?? 0 }
+        for entity in entities.sorted(by: { depth($0) < depth($1) }) {
+            guard let superentity = entity.superentity else { continue }
+            for relationship in entity.relationshipList where isInherited(relationship) {
+                guard let source = superentity.properties[relationship.index] as? Relationship else { continue }
+                relationship.destinationEntity = source.destinationEntity
+                relationship.inverse = source.inverse
+                relationship.sharingRelationships = source.sharingRelationships
+                relationship.storage = source.storage
+            }
+        }
         for entity in entities {
             entity.foreignKeyRelationships = entity.relationshipList.filter {
                 if case .foreignKey = $0.storage { return true }
