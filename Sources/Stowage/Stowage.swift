@@ -21,6 +21,8 @@
 /// }
 /// ```
 ///
+/// A `@Model` class may inherit from another `@Model` class (see <doc:ClassInheritance>).
+///
 /// Every stored `var` with a type annotation is persisted unless marked ``Transient()``; a `let` cannot
 /// be (as with SwiftData in Swift 6 mode): declare it `private(set) var` to keep it read-only. Supported
 /// types: `Bool`, every integer width, `Double`, `Float`, `Decimal`, `String`, `Date`, `UUID`, `URL`,

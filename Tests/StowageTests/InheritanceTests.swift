@@ -221,4 +221,21 @@ import Testing
         let after = try DatabaseQueue(path: url.path).read { try GRDB.Row.fetchAll($0, sql: "SELECT * FROM Trip ORDER BY _pk") }
         #expect(after == before)
     }
+
+    @Test func anObserverOfTheSuperclassSeesASubclassSavedElsewhere() async throws {
+        let (container, context) = try filled()
+        let observer = try ResultsObserver(
+            fetchDescriptor: FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]), modelContext: context)
+        #expect(observer.results.count == 4)
+        let other = ModelContext(container)
+        other.insert(InternationalTrip(name: "Fair", destination: "Milan", perdiem: 90, country: "Italy"))
+        try other.save()
+        var seen = false
+        for _ in 0..<500 where !seen {
+            seen = observer.results.map(\.name).contains("Fair")
+            if !seen { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(seen)
+        #expect(observer.results.first { $0.name == "Fair" } is InternationalTrip)
+    }
 }
