@@ -56,6 +56,9 @@ import Testing
         let id = try #require(business.last).persistentModelID
         #expect(id.entityName == "InternationalTrip")
         #expect(ModelContext(context.container).model(for: id) is InternationalTrip)
+        let identifiers = try context.fetchIdentifiers(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+        #expect(identifiers == trips.map(\.persistentModelID))
+        #expect(identifiers.map(\.entityName) == ["InternationalTrip", "PersonalTrip", "BusinessTrip", "Trip"])
     }
 
     @Test func isAndAsRunInSQL() throws {

@@ -55,8 +55,21 @@ extension ModelContext {
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
         processInbox()
         let plan = try FetchPlan(FetchRequest(descriptor), context: self)
-        if plan.runsEntirelyInSQL {
+        if plan.runsEntirelyInSQL && !plan.entity.isInHierarchy {
             return try store.primaryKeys(plan.query).map { identifier(entity: plan.entity, primaryKey: $0) }
+        }
+        if plan.runsEntirelyInSQL {
+            // A class hierarchy: each identifier names its row's own class, read from `_entity`.
+            var query = plan.query
+            query.attributes = []
+            query.foreignKeys = []
+            var identifiers: [PersistentIdentifier] = []
+            try store.fetch(query) { row in
+                let name = if case .text(let name) = row.value(at: 0) { name } else { plan.entity.name }
+                let entity = plan.entity.fetchableEntitiesByName[name] ?? plan.entity
+                identifiers.append(identifier(entity: entity, primaryKey: row.primaryKey))
+            }
+            return identifiers
         }
         return try fetch(descriptor).map(\.persistentModelID)
     }
