@@ -241,4 +241,83 @@ import Testing
         #expect(seen)
         #expect(observer.results.first { $0.name == "Fair" } is InternationalTrip)
     }
+
+    /// The WWDC25 session's path: trips flagged as business trips become instances of a new subclass, by
+    /// a custom stage of a migration plan.
+    @Test func aMigrationPlanTurnsFlaggedRowsIntoSubclassInstances() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file()
+        do {
+            let container = try ModelContainer(for: Schema(versionedSchema: TripsV1.self), configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            context.insert(TripsV1.Trip(name: "Summit", isBusinessTrip: true))
+            context.insert(TripsV1.Trip(name: "Weekend", isBusinessTrip: false))
+            try context.save()
+        }
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: TripsV2.self), migrationPlan: TripsPlan.self, configurations: ModelConfiguration(url: url))
+        let trips = try ModelContext(container).fetch(FetchDescriptor<TripsV2.Trip>(sortBy: [SortDescriptor(\.name)]))
+        #expect(trips.map { "\(type(of: $0)) \($0.name)" } == ["BusinessTrip Summit", "Trip Weekend"])
+        #expect((trips.first as? TripsV2.BusinessTrip)?.perdiem == 50)
+    }
+}
+
+enum TripsV1: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Trip.self] }
+
+    @Model
+    final class Trip {
+        var name: String
+        var isBusinessTrip: Bool = false
+
+        init(name: String, isBusinessTrip: Bool) {
+            self.name = name
+            self.isBusinessTrip = isBusinessTrip
+        }
+    }
+}
+
+enum TripsV2: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(2, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Trip.self, BusinessTrip.self] }
+
+    @Model
+    class Trip {
+        var name: String
+
+        init(name: String) { self.name = name }
+    }
+
+    @Model
+    final class BusinessTrip: Trip {
+        var perdiem: Double = 0
+
+        init(name: String, perdiem: Double) {
+            self.perdiem = perdiem
+            super.init(name: name)
+        }
+    }
+}
+
+enum TripsPlan: SchemaMigrationPlan {
+    /// The names of the business trips, read before the flag goes away.
+    nonisolated(unsafe) static var businessTrips: Set<String> = []
+
+    static var schemas: [any VersionedSchema.Type] { [TripsV1.self, TripsV2.self] }
+    static var stages: [MigrationStage] {
+        [.custom(
+            fromVersion: TripsV1.self, toVersion: TripsV2.self,
+            willMigrate: { context in
+                businessTrips = Set(try context.fetch(FetchDescriptor<TripsV1.Trip>(predicate: #Predicate { $0.isBusinessTrip })).map(\.name))
+            },
+            didMigrate: { context in
+                for trip in try context.fetch(FetchDescriptor<TripsV2.Trip>()) where businessTrips.contains(trip.name) {
+                    context.insert(TripsV2.BusinessTrip(name: trip.name, perdiem: 50))
+                    context.delete(trip)
+                }
+                try context.save()
+            })]
+    }
 }
