@@ -82,11 +82,7 @@ public enum InheritanceFixtures {
     ] }
 
     public static func open(_ url: URL, types names: [String]) throws -> ModelContainer {
-        let modelTypes = try names.map { name in
-            guard let type = types[name] else { throw StowageError(.unknownModelType, "No fixture model named \(name)") }
-            return type
-        }
-        return try ModelContainer(for: Schema(modelTypes), configurations: ModelConfiguration(url: url))
+        try ReopenFixtures.open(url, types: names, from: types)
     }
 
     /// A traveller with one trip of each class, each with a bucket list item.

@@ -123,17 +123,7 @@ extension ModelContext {
         if let hierarchy = layout.hierarchy {
             return try materialize(row, layout, hierarchy: hierarchy, key: key)
         }
-        let data = ModelBackingData(link: link, entity: entity, primaryKey: pk, storeIdentifier: layout.storeIdentifier)
-        let model = entity.modelType.init(backingData: data)
-        do {
-            try layout.columns.withUnsafeBufferPointer { columns in
-                var reader = ModelRowReader(row: row, columns: columns.baseAddress!, entity: entity)
-                try entity.modelType._$load(&reader, into: model)
-            }
-        } catch var error as StowageError {
-            error.entityName = entity.name
-            throw error
-        }
+        let (model, data) = try newModel(entity, from: row, columns: layout.columns, storeIdentifier: layout.storeIdentifier)
         if !layout.foreignKeys.isEmpty {
             let first = layout.attributes.count
             for (offset, relationship) in layout.foreignKeys.enumerated() {
@@ -142,6 +132,26 @@ extension ModelContext {
         }
         registered.insert(RegisteredModel(model: model, data: data), for: key)
         return model
+    }
+
+    /// A new model of `entity` filled from `row`, whose `columns` hold its properties (by property
+    /// index, -1 for none), not registered yet.
+    @inline(__always)
+    private func newModel(
+        _ entity: Schema.Entity, from row: StoreRow, columns: [Int32], storeIdentifier: String
+    ) throws -> (any PersistentModel, ModelBackingData) {
+        let data = ModelBackingData(link: link, entity: entity, primaryKey: row.primaryKey, storeIdentifier: storeIdentifier)
+        let model = entity.modelType.init(backingData: data)
+        do {
+            try columns.withUnsafeBufferPointer { columns in
+                var reader = ModelRowReader(row: row, columns: columns.baseAddress!, entity: entity)
+                try entity.modelType._$load(&reader, into: model)
+            }
+        } catch var error as StowageError {
+            error.entityName = entity.name
+            throw error
+        }
+        return (model, data)
     }
 
     /// A new model for a row of a class hierarchy's table, of the class its `_entity` column names.
@@ -155,18 +165,7 @@ extension ModelContext {
                 "The row \(layout.entity.tableName)/p\(row.primaryKey) is a \(name) and the schema has no such subclass of \(layout.entity.name): add its model class to the container's schema.",
                 entityName: layout.entity.name)
         }
-        let entity = member.entity
-        let data = ModelBackingData(link: link, entity: entity, primaryKey: row.primaryKey, storeIdentifier: layout.storeIdentifier)
-        let model = entity.modelType.init(backingData: data)
-        do {
-            try member.columns.withUnsafeBufferPointer { columns in
-                var reader = ModelRowReader(row: row, columns: columns.baseAddress!, entity: entity)
-                try entity.modelType._$load(&reader, into: model)
-            }
-        } catch var error as StowageError {
-            error.entityName = entity.name
-            throw error
-        }
+        let (model, data) = try newModel(member.entity, from: row, columns: member.columns, storeIdentifier: layout.storeIdentifier)
         for (index, column) in member.foreignKeys {
             if let key = row.integer(at: column) { data.foreignKeys[index] = key }
         }
