@@ -41,13 +41,25 @@ struct StowageDiagnostic: DiagnosticMessage {
         let example = "'\(name): \(suggested ?? "TypeName")'"
         return Self(
             "missingTypeAnnotation",
-            "@Model needs the type of '\(name)' written out to persist it. Add a type annotation, as in \(example), or mark the property @Transient.")
+            "@Model needs the type of '\(name)' to persist it: write a type annotation, as in \(example), or an initial value the type can be inferred from.")
+    }
+
+    static func nilWithoutType(_ name: String) -> Self {
+        Self(
+            "nilWithoutType",
+            "'\(name)' starts as 'nil', which does not say what it holds: add a type annotation with an optional type, as in '\(name): TypeName? = nil'.")
     }
 
     static func unsupportedType(_ name: String, type: String, reason: String) -> Self {
         Self(
             "unsupportedType",
             "@Model cannot store '\(name)' of type '\(type)': \(reason). Use a Codable type (a struct, an enum, an array or dictionary of Codable values) or another @Model class, or mark the property @Transient.")
+    }
+
+    static func unsupportedInitialValue(_ name: String, value: String, reason: String) -> Self {
+        Self(
+            "unsupportedType",
+            "@Model cannot store '\(name)', whose initial value is \(value): \(reason). Use a Codable type (a struct, an enum, an array or dictionary of Codable values) or another @Model class, or mark the property @Transient.")
     }
 
     static func propertyObservers(_ name: String) -> Self {

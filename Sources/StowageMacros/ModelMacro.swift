@@ -281,7 +281,7 @@ extension PersistedPropertyMacro: PeerMacro {
         of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         guard let variable = declaration.as(VariableDeclSyntax.self), let property = StoredProperty(persisted: variable),
-              property.problem() == nil, let type = property.type
+              property.problem() == nil
         else { return [] }
         // The storage is only touched by the generated accessors and the schema's getter and setter, each a
         // single read or write that cannot overlap another access: dynamic exclusivity checks (a runtime
@@ -289,6 +289,15 @@ extension PersistedPropertyMacro: PeerMacro {
         // It starts `nil`: the property's declared initial value reaches it through the property's init
         // accessor, evaluated in the model's isolation (a main-actor model's default value may call
         // main-actor code, which the nonisolated storage's own initializer could not).
-        return ["@exclusivity(unchecked) nonisolated(unsafe) private var _\(raw: property.name): Swift.Optional<\(type)> = nil"]
+        let declaration = "@exclusivity(unchecked) nonisolated(unsafe) private var _\(property.name)"
+        if let type = property.type {
+            return ["\(raw: declaration): Swift.Optional<\(type)> = nil"]
+        }
+        // Declared without a type (`var count = 0`, `var sights = [Sight]()`): the storage takes the type
+        // the compiler infers from the initial value, which is handed, unevaluated, to a function that
+        // only reads its type. The closure is main-actor isolated so that a value a main-actor model may
+        // use (a default isolation of `MainActor` makes its types' members main-actor) type-checks.
+        guard let initializer = property.initializer else { return [] }
+        return ["\(raw: declaration) = Stowage._$emptyStorage(typedAs: { @MainActor in \(initializer) })"]
     }
 }

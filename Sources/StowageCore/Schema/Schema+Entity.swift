@@ -275,3 +275,12 @@ public func _$nonisolatedMetadata(
 ) -> [Schema.PropertyMetadata] {
     unsafeBitCast(make, to: (() -> [Schema.PropertyMetadata]).self)()
 }
+
+/// The empty storage `@Model` declares for a property written without a type annotation
+/// (`var count = 0`): `nil`, of the optional of the type `initialValue` returns, so that the storage has
+/// the type the compiler infers for the property. `initialValue` (the property's initial value) is never
+/// called; the property's init accessor stores that value when an instance is created.
+@inlinable
+public func _$emptyStorage<Value>(typedAs initialValue: @MainActor () throws -> Value) -> Value? {
+    nil
+}
