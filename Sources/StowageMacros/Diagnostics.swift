@@ -140,6 +140,12 @@ struct StowageDiagnostic: DiagnosticMessage {
             "#\(macro)<\(written)> is written in the body of '\(model)' and applies to it: write '#\(macro)<\(model)>'.")
     }
 
+    static func rtreeIndex(keyPaths: String) -> Self {
+        Self(
+            "rtreeIndex",
+            "Stowage cannot create an R-tree index: SQLite keeps an R*Tree in a virtual table of its own, which fetches on the model's table never use. Declare a binary index over the same properties instead: '.binary(\(keyPaths))'.")
+    }
+
     static func noKeyPaths(_ macro: String, model: String) -> Self {
         Self(
             "noKeyPaths",

@@ -18,7 +18,9 @@ extension Schema {
         /// Groups of property names whose combined values are unique: one group per `.unique` attribute
         /// and one per `#Unique` key-path list.
         public let uniquenessConstraints: [[String]]
-        /// Groups of property names indexed together, from `#Index`.
+        /// Groups of property names indexed together: the binary indexes `#Index` declares (its key-path
+        /// lists, or its `.binary(...)` indexes), in declaration order. SwiftData documents no such
+        /// property; ``Schema/Index`` is the declaration's own form.
         public let indices: [[String]]
 
         let modelType: any PersistentModel.Type
@@ -87,7 +89,18 @@ extension Schema {
             self.indices = modelType._$indices.map(names).filter { !$0.isEmpty }
             self.problems = Self.problems(of: name, attributes: attributes, uniqueness: uniquenessConstraints, indices: indices,
                                           properties: storedPropertiesByName)
+                + Self.rtreeProblems(of: String(describing: modelType), modelType._$rtreeIndices.map(names))
             for relationship in relationships { relationship.entity = self }
+        }
+
+        /// The R-tree indexes an entity declares, each refused.
+        private static func rtreeProblems(of name: String, _ groups: [[String]]) -> [StowageError] {
+            groups.map { group in
+                StowageError(
+                    .invalidSchema,
+                    "\(name) declares an R-tree index over \(group.joined(separator: ", ")), which Stowage does not support: SQLite keeps an R*Tree in a virtual table of its own that fetches on the model's table never use. Declare it as a binary index, as in #Index<\(name)>(.binary([\(group.map { "\\.\($0)" }.joined(separator: ", "))])).",
+                    entityName: name, propertyName: group.first)
+            }
         }
 
         /// What the entity declares that cannot be stored; opening a container throws the first one.
