@@ -110,14 +110,19 @@ extension ModelMacro: MemberMacro {
 
     /// The `Schema.PropertyMetadata(...)` expression describing one persisted property.
     private static func metadataEntry(for property: StoredProperty, in typeName: String) -> String {
+        let schemaAttribute = property.schemaAttribute
+        // `.transformable(by:)`: the property's type need not be Codable, and the transformer stores it.
+        let isTransformable = schemaAttribute?.simpleName == "Attribute"
+            && schemaAttribute?.arguments?.as(LabeledExprListSyntax.self)?.contains {
+                $0.label == nil && $0.expression.as(FunctionCallExprSyntax.self)?.calledExpression.trimmedDescription.hasSuffix("transformable") == true
+            } == true
         var arguments = [
-            "name: \(literal(property.name))",
+            "\(isTransformable ? "transformable" : "name"): \(literal(property.name))",
             "keyPath: \\\(typeName).\(property.name)",
             "storage: \\\(typeName)._\(property.name)",
             "get: { $0._\(property.name) }",
             "set: { $0._\(property.name) = $1 }",
         ]
-        let schemaAttribute = property.schemaAttribute
         // An ephemeral attribute is not stored: a model made from a row reads its declared initial value,
         // whatever the expression (evaluated once, when the schema is built).
         let isEphemeral = schemaAttribute?.simpleName == "Attribute"

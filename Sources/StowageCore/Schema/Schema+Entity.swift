@@ -128,6 +128,9 @@ extension Schema {
                         .invalidSchema, "\(entity).\(name) cannot be \(what): it \(reason).", entityName: entity, propertyName: name))
                 }
             }
+            for attribute in attributes {
+                if let problem = attribute.transformerProblem(entity: entity) { problems.append(problem) }
+            }
             check(uniqueness, "unique")
             check(indices, "indexed")
             for attribute in attributes where attribute.options.contains(.ephemeral) && !attribute.isOptional && attribute.defaultValue == nil {
@@ -198,6 +201,22 @@ extension Schema {
                 operations: { codec in AttributeOperations(keyPath: keyPath, storage: slot, codec: codec) })
         }
 
+        /// An attribute stored through a value transformer: `@Attribute(.transformable(by:))` on a
+        /// property of any type (typically a class that is not `Codable`). The transformer turns the
+        /// value into `Data`, stored as a BLOB, and back.
+        @inlinable
+        public init<Root: PersistentModel, Value>(
+            transformable name: String, keyPath: ReferenceWritableKeyPath<Root, Value>,
+            storage: ReferenceWritableKeyPath<Root, Value?>,
+            get: @escaping (Root) -> Value?, set: @escaping (Root, __owned Value?) -> Void,
+            defaultValue: Value? = nil, metadata: Attribute? = nil
+        ) {
+            let slot = PropertyStorage(get: get, set: set)
+            self.init(
+                attribute: name, keyPath: keyPath, storage: storage, slot: slot, defaultValue: defaultValue, metadata: metadata,
+                operations: { codec in AttributeOperations(keyPath: keyPath, storage: slot, codec: codec) })
+        }
+
         @usableFromInline
         init<Root: PersistentModel, Value>(
             attribute name: String, keyPath: ReferenceWritableKeyPath<Root, Value>, storage: ReferenceWritableKeyPath<Root, Value?>,
@@ -210,7 +229,12 @@ extension Schema {
             self.metadata = metadata
             self.storageKeyPath = storage
             self.makeProperty = {
-                guard let codec = AttributeCodecs.codec(for: Value.self) else {
+                let codec: AttributeCodec<Value>? = if let transformer = metadata?.transformer {
+                    AttributeCodecs.transformableCodec(for: Value.self, transformer: transformer, property: "\(Root.self).\(name)")
+                } else {
+                    AttributeCodecs.codec(for: Value.self)
+                }
+                guard let codec else {
                     preconditionFailure("\(Root.self).\(name): \(Value.self) has no stored form")
                 }
                 let accessor = TypedAttributeAccessor(keyPath: keyPath, storage: slot, codec: codec, operations: operations(codec))
