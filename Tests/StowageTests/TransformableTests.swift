@@ -127,6 +127,8 @@ func registerSwatchTransformer() {
             let palettes = try context.fetch(FetchDescriptor<Palette>(sortBy: [SortDescriptor(\.name)]))
             #expect(palettes.map(\.main) == [Swatch(red: 9, green: 9, blue: 9), Swatch(red: 0, green: 90, blue: 200)])
             #expect(palettes.map(\.accent) == [nil, Swatch(red: 1, green: 2, blue: 3)])
+            // Comparing with nil is SQL's IS NULL on the BLOB column.
+            #expect(try context.fetchCount(FetchDescriptor<Palette>(predicate: #Predicate { $0.accent != nil })) == 1)
             // Changes are saved through the transformer too.
             palettes[0].accent = Swatch(red: 7, green: 7, blue: 7)
             try context.save()

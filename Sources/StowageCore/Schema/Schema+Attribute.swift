@@ -44,7 +44,7 @@ extension Schema {
                 Option(rawValue: "transformable", transformer: TransformerReference(type: transformerType))
             }
 
-            /// Like ``transformable(by:)-(ValueTransformer.Type)``, with the transformer registered under
+            /// Like `transformable(by: MyTransformer.self)`, with the transformer registered under
             /// `transformerName` (`ValueTransformer.setValueTransformer(_:forName:)`). Opening a container
             /// fails when no transformer is registered under that name.
             public static func transformable(by transformerName: String) -> Option {
