@@ -105,3 +105,15 @@ public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(m
 /// ```
 @freestanding(declaration, names: named(_$indices))
 public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "StowageMacros", type: "IndexMacro")
+
+/// Declares indexes of explicit kinds over one or several properties, inside a `@Model` class
+/// (SwiftData, iOS 18):
+///
+/// ```swift
+/// #Index<Trip>(.binary([\.name, \.startDate]), .binary([\.endDate]))
+/// ```
+///
+/// Each `.binary` index is an SQLite index on the model's table. `.rtree` is an error: SQLite's R*Tree is
+/// a virtual table of its own that fetches on the model's table would never use; declare `.binary`.
+@freestanding(declaration, names: named(_$indices), named(_$rtreeIndices))
+public macro Index<T: PersistentModel>(_ indices: Schema.Index<T>.Types<T>...) = #externalMacro(module: "StowageMacros", type: "IndexMacro")

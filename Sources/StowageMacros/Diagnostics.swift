@@ -41,13 +41,25 @@ struct StowageDiagnostic: DiagnosticMessage {
         let example = "'\(name): \(suggested ?? "TypeName")'"
         return Self(
             "missingTypeAnnotation",
-            "@Model needs the type of '\(name)' written out to persist it. Add a type annotation, as in \(example), or mark the property @Transient.")
+            "@Model needs the type of '\(name)' to persist it: write a type annotation, as in \(example), or an initial value the type can be inferred from.")
+    }
+
+    static func nilWithoutType(_ name: String) -> Self {
+        Self(
+            "nilWithoutType",
+            "'\(name)' starts as 'nil', which does not say what it holds: add a type annotation with an optional type, as in '\(name): TypeName? = nil'.")
     }
 
     static func unsupportedType(_ name: String, type: String, reason: String) -> Self {
         Self(
             "unsupportedType",
             "@Model cannot store '\(name)' of type '\(type)': \(reason). Use a Codable type (a struct, an enum, an array or dictionary of Codable values) or another @Model class, or mark the property @Transient.")
+    }
+
+    static func unsupportedInitialValue(_ name: String, value: String, reason: String) -> Self {
+        Self(
+            "unsupportedType",
+            "@Model cannot store '\(name)', whose initial value is \(value): \(reason). Use a Codable type (a struct, an enum, an array or dictionary of Codable values) or another @Model class, or mark the property @Transient.")
     }
 
     static func propertyObservers(_ name: String) -> Self {
@@ -126,6 +138,12 @@ struct StowageDiagnostic: DiagnosticMessage {
         Self(
             "genericArgumentMismatch",
             "#\(macro)<\(written)> is written in the body of '\(model)' and applies to it: write '#\(macro)<\(model)>'.")
+    }
+
+    static func rtreeIndex(keyPaths: String) -> Self {
+        Self(
+            "rtreeIndex",
+            "Stowage cannot create an R-tree index: SQLite keeps an R*Tree in a virtual table of its own, which fetches on the model's table never use. Declare a binary index over the same properties instead: '.binary(\(keyPaths))'.")
     }
 
     static func noKeyPaths(_ macro: String, model: String) -> Self {

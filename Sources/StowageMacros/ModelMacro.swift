@@ -181,14 +181,19 @@ extension ModelMacro: MemberMacro {
 
     /// The `Schema.PropertyMetadata(...)` expression describing one persisted property.
     private static func metadataEntry(for property: StoredProperty, in typeName: String) -> String {
+        let schemaAttribute = property.schemaAttribute
+        // `.transformable(by:)`: the property's type need not be Codable, and the transformer stores it.
+        let isTransformable = schemaAttribute?.simpleName == "Attribute"
+            && schemaAttribute?.arguments?.as(LabeledExprListSyntax.self)?.contains {
+                $0.label == nil && $0.expression.as(FunctionCallExprSyntax.self)?.calledExpression.trimmedDescription.hasSuffix("transformable") == true
+            } == true
         var arguments = [
-            "name: \(literal(property.name))",
+            "\(isTransformable ? "transformable" : "name"): \(literal(property.name))",
             "keyPath: \\\(typeName).\(property.name)",
             "storage: \\\(typeName)._\(property.name)",
             "get: { $0._\(property.name) }",
             "set: { $0._\(property.name) = $1 }",
         ]
-        let schemaAttribute = property.schemaAttribute
         // An ephemeral attribute is not stored: a model made from a row reads its declared initial value,
         // whatever the expression (evaluated once, when the schema is built).
         let isEphemeral = schemaAttribute?.simpleName == "Attribute"
@@ -352,7 +357,7 @@ extension PersistedPropertyMacro: PeerMacro {
         of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         guard let variable = declaration.as(VariableDeclSyntax.self), let property = StoredProperty(persisted: variable),
-              property.problem() == nil, let type = property.type
+              property.problem() == nil
         else { return [] }
         // The storage is only touched by the generated accessors and the schema's getter and setter, each a
         // single read or write that cannot overlap another access: dynamic exclusivity checks (a runtime
@@ -360,6 +365,15 @@ extension PersistedPropertyMacro: PeerMacro {
         // It starts `nil`: the property's declared initial value reaches it through the property's init
         // accessor, evaluated in the model's isolation (a main-actor model's default value may call
         // main-actor code, which the nonisolated storage's own initializer could not).
-        return ["@exclusivity(unchecked) nonisolated(unsafe) private var _\(raw: property.name): Swift.Optional<\(type)> = nil"]
+        let declaration = "@exclusivity(unchecked) nonisolated(unsafe) private var _\(property.name)"
+        if let type = property.type {
+            return ["\(raw: declaration): Swift.Optional<\(type)> = nil"]
+        }
+        // Declared without a type (`var count = 0`, `var sights = [Sight]()`): the storage takes the type
+        // the compiler infers from the initial value, which is handed, unevaluated, to a function that
+        // only reads its type. The closure is main-actor isolated so that a value a main-actor model may
+        // use (a default isolation of `MainActor` makes its types' members main-actor) type-checks.
+        guard let initializer = property.initializer else { return [] }
+        return ["\(raw: declaration) = Stowage._$emptyStorage(typedAs: { @MainActor in \(initializer) })"]
     }
 }

@@ -100,17 +100,7 @@ struct StoredProperty {
                 fixIts: canBeTransient ? [markTransient()] : [])
         }
         guard let type, let written = binding.typeAnnotation?.type else {
-            let suggested = initializer.flatMap(Self.inferredType)
-            var fixIts: [FixIt] = []
-            if let suggested {
-                let end = binding.pattern.endPositionBeforeTrailingTrivia
-                fixIts.append(FixIt(
-                    message: StowageFixIt("Add the type annotation ': \(suggested)'"),
-                    changes: [.replaceText(range: end..<end, with: ": \(suggested)", in: Syntax(binding.pattern))]))
-            }
-            return Diagnostic(
-                node: Syntax(binding.pattern), message: StowageDiagnostic.missingTypeAnnotation(name, suggested: suggested),
-                fixIts: fixIts)
+            return untypedProblem(binding)
         }
         if let (node, reason) = Self.unsupported(written) {
             return Diagnostic(
@@ -158,19 +148,95 @@ struct StoredProperty {
             changes: [.replaceText(range: start..<start, with: "@Transient ", in: Syntax(declaration))])
     }
 
-    /// The type of a literal initial value, offered as the type annotation to add.
-    private static func inferredType(of initializer: ExprSyntax) -> String? {
+    /// Why a property declared without a type annotation cannot be persisted, or `nil` when it can.
+    ///
+    /// A property with an initial value needs no annotation: its storage is declared with the type the
+    /// compiler infers from that value (see `PersistedPropertyMacro`), so nothing here guesses the type.
+    /// What the initial value shows syntactically only serves to refuse what cannot be stored (a closure,
+    /// a tuple) and a `@Relationship` on a plain value, as an annotated property's type would.
+    private func untypedProblem(_ binding: PatternBindingSyntax) -> Diagnostic? {
+        // The initial value in the declaration (not `self.initializer`, detached from it), for positions.
+        guard let initializer = binding.initializer?.value else {
+            return Diagnostic(
+                node: Syntax(binding.pattern), message: StowageDiagnostic.missingTypeAnnotation(name, suggested: nil))
+        }
+        if initializer.is(NilLiteralExprSyntax.self) {
+            return Diagnostic(
+                node: Syntax(initializer), message: StowageDiagnostic.nilWithoutType(name),
+                fixIts: [insertType("TypeName?", after: binding.pattern, message: "Add a type annotation ': TypeName?'")])
+        }
+        if initializer.is(ClosureExprSyntax.self) {
+            return Diagnostic(
+                node: Syntax(initializer),
+                message: StowageDiagnostic.unsupportedInitialValue(name, value: "a closure", reason: "a closure cannot be stored"),
+                fixIts: [markTransient()])
+        }
+        if let tuple = initializer.as(TupleExprSyntax.self), tuple.elements.count > 1 {
+            return Diagnostic(
+                node: Syntax(initializer),
+                message: StowageDiagnostic.unsupportedInitialValue(
+                    name, value: "a tuple", reason: "a tuple is not Codable; declare a Codable struct instead"),
+                fixIts: [markTransient()])
+        }
+        if let attribute = schemaAttribute, attribute.simpleName == "Relationship",
+           let shown = Self.typeShown(by: initializer) {
+            let element = shown.unwrappingOptional.arrayElement ?? shown.unwrappingOptional
+            if element.isKnownValueType {
+                return Diagnostic(
+                    node: Syntax(attribute), message: StowageDiagnostic.relationshipOnValue(name, type: shown.trimmedDescription),
+                    fixIts: [FixIt.remove(attribute, message: "Remove '@Relationship'")])
+            }
+        }
+        return nil
+    }
+
+    private func insertType(_ type: String, after pattern: PatternSyntax, message: String) -> FixIt {
+        let end = pattern.endPositionBeforeTrailingTrivia
+        return FixIt(
+            message: StowageFixIt(message),
+            changes: [.replaceText(range: end..<end, with: ": \(type)", in: Syntax(pattern))])
+    }
+
+    /// The type an initial value states in its spelling, when it does: a literal (`0`, `1.5`, `""`,
+    /// `false`), a call of a type (`Date()`, `Set<String>()`, `[Sight]()`, `[String: Int]()`), or a member
+    /// of a type (`Date.now`, `Kind.basic`). Only used for diagnostics: the storage's type is the one the
+    /// compiler infers, so a wrong reading here (a static factory returning another type) misleads no
+    /// generated code.
+    static func typeShown(by initializer: ExprSyntax) -> TypeSyntax? {
         if initializer.is(IntegerLiteralExprSyntax.self) { return "Int" }
         if initializer.is(FloatLiteralExprSyntax.self) { return "Double" }
         if initializer.is(BooleanLiteralExprSyntax.self) { return "Bool" }
         if initializer.is(StringLiteralExprSyntax.self) { return "String" }
         if let prefix = initializer.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" {
-            return inferredType(of: prefix.expression)
+            return typeShown(by: prefix.expression)
         }
-        if let call = initializer.as(FunctionCallExprSyntax.self), call.arguments.isEmpty, call.trailingClosure == nil,
-           let callee = call.calledExpression.as(DeclReferenceExprSyntax.self),
-           ["Date", "UUID", "Data", "Decimal"].contains(callee.baseName.text) {
-            return callee.baseName.text
+        if let call = initializer.as(FunctionCallExprSyntax.self) {
+            return typeNamed(by: call.calledExpression)
+        }
+        if let member = initializer.as(MemberAccessExprSyntax.self), let base = member.base,
+           let type = typeNamed(by: base), member.declName.baseName.text != "self" {
+            return type
+        }
+        return nil
+    }
+
+    /// The type an expression names: `Date`, `Set<String>`, `[Sight]`, `[String: Int]`, `Array<T>`; `nil`
+    /// for anything that does not start with an uppercase letter (a function, a variable).
+    private static func typeNamed(by expression: ExprSyntax) -> TypeSyntax? {
+        if let reference = expression.as(DeclReferenceExprSyntax.self) {
+            return reference.baseName.text.first?.isUppercase == true ? TypeSyntax(stringLiteral: reference.baseName.text) : nil
+        }
+        if let specialized = expression.as(GenericSpecializationExprSyntax.self), typeNamed(by: specialized.expression) != nil {
+            return TypeSyntax(stringLiteral: specialized.trimmedDescription)
+        }
+        if let array = expression.as(ArrayExprSyntax.self), array.elements.count == 1,
+           let element = array.elements.first.flatMap({ typeNamed(by: $0.expression) }) {
+            return TypeSyntax(ArrayTypeSyntax(element: element))
+        }
+        if let dictionary = expression.as(DictionaryExprSyntax.self),
+           case .elements(let elements) = dictionary.content, elements.count == 1, let only = elements.first,
+           let key = typeNamed(by: only.key), let value = typeNamed(by: only.value) {
+            return TypeSyntax(stringLiteral: "[\(key.trimmedDescription): \(value.trimmedDescription)]")
         }
         return nil
     }

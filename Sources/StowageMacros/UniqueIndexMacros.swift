@@ -12,8 +12,9 @@ public enum UniqueMacro: DeclarationMacro {
     }
 }
 
-/// `#Index<Model>([\.a], [\.b, \.c])`: indexes over one or several properties (SwiftData, iOS 18).
-/// Expands to `_$indices`.
+/// `#Index<Model>([\.a], [\.b, \.c])` or `#Index<Model>(.binary([\.a]), .binary([\.b, \.c]))`: indexes
+/// over one or several properties (SwiftData, iOS 18). Expands to `_$indices` (and, for the second
+/// form, `_$rtreeIndices`); `.rtree` is refused with a fix-it to `.binary`.
 public enum IndexMacro: DeclarationMacro {
     public static func expansion(
         of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext
@@ -56,10 +57,52 @@ private func keyPathGroups(
         return []
     }
     let groups = node.arguments.map(\.expression.trimmedDescription).joined(separator: ", ")
+    if macro == "Index", !node.arguments.allSatisfy({ $0.expression.is(ArrayExprSyntax.self) }) {
+        return typedIndexes(node, model: model, in: context)
+    }
     return ["""
         public static var \(raw: member): [[Swift.AnyKeyPath]] {
             let groups: [[Swift.PartialKeyPath<\(model.trimmed)>]] = [\(raw: groups)]
             return groups
         }
         """]
+}
+
+/// `#Index<Model>(.binary([...]), ...)`: the index kinds form. Each `.rtree(...)` written out is an error
+/// (Stowage cannot make SQLite use one); the expansion still lists the R-tree indexes an argument names
+/// in another way (a static constant), which opening a container refuses.
+private func typedIndexes(
+    _ node: some FreestandingMacroExpansionSyntax, model: GenericArgumentSyntax.Argument, in context: some MacroExpansionContext
+) -> [DeclSyntax] {
+    var refused = false
+    for argument in node.arguments {
+        guard let call = argument.expression.as(FunctionCallExprSyntax.self),
+              let member = call.calledExpression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "rtree"
+        else { continue }
+        refused = true
+        let keyPaths = call.arguments.first?.expression.trimmedDescription ?? "[...]"
+        context.diagnose(Diagnostic(
+            node: Syntax(member.declName), message: StowageDiagnostic.rtreeIndex(keyPaths: keyPaths),
+            fixIts: [FixIt(
+                message: StowageFixIt("Replace '.rtree' with '.binary'"),
+                changes: [.replace(
+                    oldNode: Syntax(member.declName.baseName),
+                    newNode: Syntax(TokenSyntax.identifier("binary").with(\.leadingTrivia, member.declName.baseName.leadingTrivia)
+                        .with(\.trailingTrivia, member.declName.baseName.trailingTrivia)))])]))
+    }
+    if refused { return [] }
+    let list = node.arguments.map(\.expression.trimmedDescription).joined(separator: ", ")
+    let index = "Stowage.Schema.Index<\(model.trimmedDescription)>([\(list)])"
+    return [
+        """
+        public static var _$indices: [[Swift.AnyKeyPath]] {
+            \(raw: index)._$binaryKeyPaths
+        }
+        """,
+        """
+        public static var _$rtreeIndices: [[Swift.AnyKeyPath]] {
+            \(raw: index)._$rtreeKeyPaths
+        }
+        """,
+    ]
 }

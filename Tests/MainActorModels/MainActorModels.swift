@@ -63,3 +63,15 @@ nonisolated public final class Sticker {
 public func stickerLabels(largerThan size: Int, in context: ModelContext) throws -> [String] {
     try context.fetch(FetchDescriptor<Sticker>(predicate: #Predicate { $0.size > size }, sortBy: [SortDescriptor(\.label)])).map(\.label)
 }
+
+/// Properties without type annotations in a main-actor target (issue 33): each initial value, the
+/// main-actor `defaultPageText()` included, types the property's storage.
+@Model
+public final class Scrapbook {
+    public var title = defaultPageText()
+    public var count = 0
+    public var tags = Set<String>()
+    public var opened = Date.now
+
+    public init() {}
+}

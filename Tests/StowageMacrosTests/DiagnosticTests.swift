@@ -168,21 +168,27 @@ import Testing
             """#)
     }
 
-    @Test func missingTypeAnnotation() {
+    /// What an initial value cannot give a type for: nothing, `nil`, or a value that cannot be stored
+    /// (a closure, a tuple); and `@Relationship` on a value an initial value shows the type of.
+    @Test func untypedPropertiesThatCannotBePersisted() {
         assertExpansion(
             #"""
             @Model
             final class Counter {
-                var count = 0
-                var created = Date()
-                var helper = makeHelper()
+                var nothing
+                var missing = nil
+                var handler = { print("changed") }
+                var point = (1, 2)
+                @Relationship var tags = [String]()
             }
             """#,
             expandedSource: #"""
             final class Counter {
-                var count = 0
-                var created = Date()
-                var helper = makeHelper()
+                var nothing
+                var missing = nil
+                var handler = { print("changed") }
+                var point = (1, 2)
+                var tags = [String]()
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
@@ -244,21 +250,29 @@ import Testing
             """#,
             diagnostics: [
                 DiagnosticSpec(
-                    message: #"@Model needs the type of 'count' written out to persist it. Add a type annotation, as in 'count: Int', or mark the property @Transient."#,
-                    line: 3, column: 9, fixIts: [FixItSpec(message: "Add the type annotation ': Int'")]),
+                    message: #"@Model needs the type of 'nothing' to persist it: write a type annotation, as in 'nothing: TypeName', or an initial value the type can be inferred from."#,
+                    line: 3, column: 9, fixIts: []),
                 DiagnosticSpec(
-                    message: #"@Model needs the type of 'created' written out to persist it. Add a type annotation, as in 'created: Date', or mark the property @Transient."#,
-                    line: 4, column: 9, fixIts: [FixItSpec(message: "Add the type annotation ': Date'")]),
+                    message: #"'missing' starts as 'nil', which does not say what it holds: add a type annotation with an optional type, as in 'missing: TypeName? = nil'."#,
+                    line: 4, column: 19, fixIts: [FixItSpec(message: "Add a type annotation ': TypeName?'")]),
                 DiagnosticSpec(
-                    message: #"@Model needs the type of 'helper' written out to persist it. Add a type annotation, as in 'helper: TypeName', or mark the property @Transient."#,
-                    line: 5, column: 9, fixIts: []),
+                    message: #"@Model cannot store 'handler', whose initial value is a closure: a closure cannot be stored. Use a Codable type (a struct, an enum, an array or dictionary of Codable values) or another @Model class, or mark the property @Transient."#,
+                    line: 5, column: 19, fixIts: [FixItSpec(message: "Mark 'handler' @Transient")]),
+                DiagnosticSpec(
+                    message: #"@Model cannot store 'point', whose initial value is a tuple: a tuple is not Codable; declare a Codable struct instead. Use a Codable type (a struct, an enum, an array or dictionary of Codable values) or another @Model class, or mark the property @Transient."#,
+                    line: 6, column: 17, fixIts: [FixItSpec(message: "Mark 'point' @Transient")]),
+                DiagnosticSpec(
+                    message: #"@Relationship applies to properties holding other models (such as 'Budget?' or '[Transaction]'), but 'tags' has type '[String]'. Remove @Relationship; use @Attribute to configure how a value is stored."#,
+                    line: 7, column: 5, fixIts: [FixItSpec(message: "Remove '@Relationship'")]),
             ],
             fixedSource: #"""
             @Model
             final class Counter {
-                var count: Int = 0
-                var created: Date = Date()
-                var helper = makeHelper()
+                var nothing
+                var missing: TypeName? = nil
+                @Transient var handler = { print("changed") }
+                @Transient var point = (1, 2)
+                var tags = [String]()
             }
             """#)
     }

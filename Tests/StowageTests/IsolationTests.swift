@@ -40,6 +40,23 @@ struct IsolationTests {
         }
     }
 
+    @Test func untypedPropertiesOfAModelInAMainActorTarget() throws {
+        try withFileStore([Scrapbook.self]) { _, open in
+            do {
+                let context = ModelContext(try open())
+                let scrapbook = Scrapbook()
+                scrapbook.count = 4
+                scrapbook.tags = ["trip"]
+                context.insert(scrapbook)
+                try context.save()
+            }
+            let scrapbooks = try ModelContext(try open()).fetch(FetchDescriptor<Scrapbook>())
+            #expect(scrapbooks.map(\.title) == ["blank"])
+            #expect(scrapbooks.map(\.count) == [4])
+            #expect(scrapbooks.map(\.tags) == [["trip"]])
+        }
+    }
+
     @Test func aContainerOfMainActorModelsIsBuiltOffTheMainActor() async throws {
         // The schema (and its key paths) is built on whatever thread creates the container.
         let container = try await Task.detached {

@@ -271,7 +271,7 @@ struct TranslationState {
             return .integer(primaryKey)
         }
         // Compared with an attribute: its own codec (the common case, and no existential casts).
-        if let attribute, attribute.accessor.codecKind != .json, let encoded = try attribute.accessor.encode(constant: value) {
+        if let attribute, attribute.accessor.codecKind != .json, attribute.accessor.codecKind != .transformable, let encoded = try attribute.accessor.encode(constant: value) {
             return encoded
         }
         if let identifier = value as? PersistentIdentifier { return key(identifier) }

@@ -19,6 +19,14 @@ enum TypeTraits {
     /// own `==` and `<`), not byte by byte.
     static func isString(_ type: Any.Type) -> Bool { unwrapped(type) == String.self }
 
+    /// Whether `type` (or its optional) is one of the types the row readers and writers convert inline
+    /// (`FastStorage`), bypassing an attribute's codec.
+    static func isNativelyStored(_ type: Any.Type) -> Bool {
+        let type = unwrapped(type)
+        return type == Int.self || type == Double.self || type == String.self || type == Bool.self || type == Date.self
+            || type == Data.self
+    }
+
     /// Why `==` / `!=` on `type` cannot run in SQL, or `nil` when it can.
     static func equalityProblem(_ type: Any.Type) -> String? {
         equalityProblems.answer(for: type, findEqualityProblem)

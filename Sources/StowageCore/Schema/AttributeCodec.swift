@@ -4,8 +4,9 @@ import Foundation
 /// by looking at the type: a ``StorageRepresentable`` type converts natively, an `Optional` wraps the
 /// codec of its `Wrapped`, a `RawRepresentable` type stores its raw value, anything else `Codable` is
 /// JSON text (composite attributes, arrays and dictionaries).
-/// How a type is stored: natively, as its raw value, or as JSON text.
-enum AttributeCodecKind: Equatable { case native, rawValue, json }
+/// How a type is stored: natively, as its raw value, as JSON text, or as the `Data` a value transformer
+/// makes (`.transformable(by:)`).
+enum AttributeCodecKind: Equatable { case native, rawValue, json, transformable }
 
 @usableFromInline
 struct AttributeCodec<Value> {

@@ -8,6 +8,14 @@ extension Schema {
         /// Options that change how an attribute is stored.
         public struct Option: Hashable, Sendable, CustomStringConvertible {
             let rawValue: String
+            /// The transformer of `.transformable(by:)`.
+            let transformer: TransformerReference?
+
+            init(rawValue: String, transformer: TransformerReference? = nil) {
+                self.rawValue = rawValue
+                self.transformer = transformer
+            }
+
             /// The value is unique across all models of the entity; inserting a model whose value matches
             /// a stored one updates that row on save (an upsert).
             public static let unique = Option(rawValue: "unique")
@@ -27,8 +35,26 @@ extension Schema {
             /// Stowage does for composite types.
             public static let codable = Option(rawValue: "codable")
 
-            /// The option's name (`unique`).
-            public var description: String { rawValue }
+            /// Store the value as the `Data` an instance of `transformerType` makes of it
+            /// (`transformedValue(_:)`), in a BLOB column, and read it back with
+            /// `reverseTransformedValue(_:)`. The transformer must allow reverse transformation. For
+            /// property types that are not `Codable` (a class such as a color); Stowage stores `Codable`
+            /// values itself.
+            public static func transformable(by transformerType: ValueTransformer.Type) -> Option {
+                Option(rawValue: "transformable", transformer: TransformerReference(type: transformerType))
+            }
+
+            /// Like `transformable(by: MyTransformer.self)`, with the transformer registered under
+            /// `transformerName` (`ValueTransformer.setValueTransformer(_:forName:)`). Opening a container
+            /// fails when no transformer is registered under that name.
+            public static func transformable(by transformerName: String) -> Option {
+                Option(rawValue: "transformable", transformer: TransformerReference(name: transformerName))
+            }
+
+            /// The option's name (`unique`), and the transformer of `transformable`.
+            public var description: String {
+                transformer.map { "\(rawValue)(by: \($0))" } ?? rawValue
+            }
         }
 
         /// The property's name in Swift, which is also its column's name.
@@ -54,9 +80,12 @@ extension Schema {
         public var isUnique: Bool { options.contains(.unique) }
         /// Whether the value is stored outside the entity's table.
         public var isExternalStorage: Bool { options.contains(.externalStorage) }
-        /// Whether the attribute is stored by a value transformer. Always `false`: Stowage stores
-        /// composite values as JSON.
-        public var isTransformable: Bool { false }
+        /// Whether the attribute is stored by a value transformer (`.transformable(by:)`). Stowage
+        /// stores other composite values as JSON.
+        public var isTransformable: Bool { transformer != nil }
+
+        /// The transformer named by `.transformable(by:)`, if any.
+        var transformer: TransformerReference? { options.lazy.compactMap(\.transformer).first }
 
         /// The declared column type.
         public var storageType: StorageType { accessor.storageType }
@@ -104,7 +133,7 @@ extension Schema {
         public var description: String {
             var parts = ["\(name): \(valueType)", storageType.rawValue]
             if !isOptional { parts.append("NOT NULL") }
-            parts.append(contentsOf: options.map(\.rawValue).sorted())
+            parts.append(contentsOf: options.map(\.description).sorted())
             if originalName != name { parts.append("originalName=\(originalName)") }
             if let hashModifier { parts.append("hashModifier=\(hashModifier)") }
             return parts.joined(separator: " ")
@@ -244,4 +273,40 @@ private final class UnboundAttributeAccessor: AttributeAccessor {
     func encode(constant value: Any) throws -> StorageValue? { nil }
     var probeValue: Any? { nil }
     func tombstoneValue(_ stored: StorageValue) throws -> (any Sendable)? { nil }
+}
+
+/// The transformer `.transformable(by:)` names: a `ValueTransformer` subclass, instantiated for each
+/// schema, or the name of a registered instance.
+struct TransformerReference: Hashable, @unchecked Sendable {  // Sendable: a metatype and a string.
+    let type: ValueTransformer.Type?
+    let name: String?
+
+    init(type: ValueTransformer.Type) {
+        self.type = type
+        self.name = nil
+    }
+
+    init(name: String) {
+        self.type = nil
+        self.name = name
+    }
+
+    /// A transformer to use: a new instance of the type, or the one registered under the name.
+    func make() -> ValueTransformer? {
+        if let type { return type.init() }
+        return name.flatMap(ValueTransformer.registered)
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.type.map(ObjectIdentifier.init) == rhs.type.map(ObjectIdentifier.init) && lhs.name == rhs.name
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(type.map(ObjectIdentifier.init))
+        hasher.combine(name)
+    }
+}
+
+extension TransformerReference: CustomStringConvertible {
+    var description: String { type.map { "\($0)" } ?? "\"\(name ?? "")\"" }
 }

@@ -18,7 +18,9 @@ extension Schema {
         /// Groups of property names whose combined values are unique: one group per `.unique` attribute
         /// and one per `#Unique` key-path list.
         public let uniquenessConstraints: [[String]]
-        /// Groups of property names indexed together, from `#Index`.
+        /// Groups of property names indexed together: the binary indexes `#Index` declares (its key-path
+        /// lists, or its `.binary(...)` indexes), in declaration order. SwiftData documents no such
+        /// property; ``Schema/Index`` is the declaration's own form.
         public let indices: [[String]]
 
         let modelType: any PersistentModel.Type
@@ -87,8 +89,19 @@ extension Schema {
             self.indices = modelType._$indices.map(names).filter { !$0.isEmpty }
             self.problems = Self.problems(of: name, attributes: attributes, uniqueness: uniquenessConstraints, indices: indices,
                                           properties: storedPropertiesByName)
+                + Self.rtreeProblems(of: String(describing: modelType), modelType._$rtreeIndices.map(names))
             for relationship in relationships { relationship.entity = self }
             identityKey = ObjectIdentifier(self)
+        }
+
+        /// The R-tree indexes an entity declares, each refused.
+        private static func rtreeProblems(of name: String, _ groups: [[String]]) -> [StowageError] {
+            groups.map { group in
+                StowageError(
+                    .invalidSchema,
+                    "\(name) declares an R-tree index over \(group.joined(separator: ", ")), which Stowage does not support: SQLite keeps an R*Tree in a virtual table of its own that fetches on the model's table never use. Declare it as a binary index, as in #Index<\(name)>(.binary([\(group.map { "\\.\($0)" }.joined(separator: ", "))])).",
+                    entityName: name, propertyName: group.first)
+            }
         }
 
         /// What the entity declares that cannot be stored; opening a container throws the first one.
@@ -198,6 +211,9 @@ extension Schema {
                         .invalidSchema, "\(entity).\(name) cannot be \(what): it \(reason).", entityName: entity, propertyName: name))
                 }
             }
+            for attribute in attributes {
+                if let problem = attribute.transformerProblem(entity: entity) { problems.append(problem) }
+            }
             check(uniqueness, "unique")
             check(indices, "indexed")
             for attribute in attributes where attribute.options.contains(.ephemeral) && !attribute.isOptional && attribute.defaultValue == nil {
@@ -268,6 +284,22 @@ extension Schema {
                 operations: { codec in AttributeOperations(keyPath: keyPath, storage: slot, codec: codec) })
         }
 
+        /// An attribute stored through a value transformer: `@Attribute(.transformable(by:))` on a
+        /// property of any type (typically a class that is not `Codable`). The transformer turns the
+        /// value into `Data`, stored as a BLOB, and back.
+        @inlinable
+        public init<Root: PersistentModel, Value>(
+            transformable name: String, keyPath: ReferenceWritableKeyPath<Root, Value>,
+            storage: ReferenceWritableKeyPath<Root, Value?>,
+            get: @escaping (Root) -> Value?, set: @escaping (Root, __owned Value?) -> Void,
+            defaultValue: Value? = nil, metadata: Attribute? = nil
+        ) {
+            let slot = PropertyStorage(get: get, set: set)
+            self.init(
+                attribute: name, keyPath: keyPath, storage: storage, slot: slot, defaultValue: defaultValue, metadata: metadata,
+                operations: { codec in AttributeOperations(keyPath: keyPath, storage: slot, codec: codec) })
+        }
+
         @usableFromInline
         init<Root: PersistentModel, Value>(
             attribute name: String, keyPath: ReferenceWritableKeyPath<Root, Value>, storage: ReferenceWritableKeyPath<Root, Value?>,
@@ -280,7 +312,12 @@ extension Schema {
             self.metadata = metadata
             self.storageKeyPath = storage
             self.makeProperty = {
-                guard let codec = AttributeCodecs.codec(for: Value.self) else {
+                let codec: AttributeCodec<Value>? = if let transformer = metadata?.transformer {
+                    AttributeCodecs.transformableCodec(for: Value.self, transformer: transformer, property: "\(Root.self).\(name)")
+                } else {
+                    AttributeCodecs.codec(for: Value.self)
+                }
+                guard let codec else {
                     preconditionFailure("\(Root.self).\(name): \(Value.self) has no stored form")
                 }
                 let accessor = TypedAttributeAccessor(keyPath: keyPath, storage: slot, codec: codec, operations: operations(codec))
@@ -357,4 +394,13 @@ public func _$nonisolatedMetadata(
     _ make: @escaping @MainActor () -> [Schema.PropertyMetadata]
 ) -> [Schema.PropertyMetadata] {
     unsafeBitCast(make, to: (() -> [Schema.PropertyMetadata]).self)()
+}
+
+/// The empty storage `@Model` declares for a property written without a type annotation
+/// (`var count = 0`): `nil`, of the optional of the type `initialValue` returns, so that the storage has
+/// the type the compiler infers for the property. `initialValue` (the property's initial value) is never
+/// called; the property's init accessor stores that value when an instance is created.
+@inlinable
+public func _$emptyStorage<Value>(typedAs initialValue: @MainActor () throws -> Value) -> Value? {
+    nil
 }
