@@ -18,7 +18,8 @@ let swiftSyntax = Package.Dependency.package(url: "https://github.com/swiftlang/
 // (`condition: .when(platforms: [.linux])`), and its `import SwiftData` is Apple's framework elsewhere.
 // Building the target on an Apple platform (as `swift build` of this package does, for the snippets)
 // puts an empty SwiftData module in .build, which would hide Apple's from the targets here: the
-// source that imports SwiftData (Snippets/ImportSwiftData.swift) is compiled on other platforms only.
+// sources that import SwiftData (Tests/RealCodeTests, Snippets/ImportSwiftData.swift) are compiled on
+// other platforms only.
 let withoutSwiftData: [Platform] = [.linux, .windows, .android, .openbsd, .wasi]
 
 let package = Package(
@@ -91,6 +92,11 @@ let package = Package(
             dependencies: ["Stowage", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "StowageModelTests", dependencies: ["Stowage"]),
+        // The model layers of open-source SwiftData apps, in their spellings, through `import SwiftData`;
+        // Swift 5 language mode, as those apps are (`static var versionIdentifier = ...` is an error in Swift 6).
+        .testTarget(
+            name: "RealCodeTests", dependencies: [.target(name: "SwiftData", condition: .when(platforms: withoutSwiftData))],
+            swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "StowageMacrosTests",
             dependencies: [
