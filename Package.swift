@@ -12,6 +12,16 @@ let swiftSyntax = Package.Dependency.package(url: "https://github.com/swiftlang/
 let swiftSyntax = Package.Dependency.package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0")
 #endif
 
+// Platforms without Apple's SwiftData: there the `SwiftData` product is a module named SwiftData that
+// re-exports Stowage, so that `import SwiftData` compiles unchanged. On Apple platforms the module is
+// empty and depends on nothing: a package depends on the product only on these platforms
+// (`condition: .when(platforms: [.linux])`), and its `import SwiftData` is Apple's framework elsewhere.
+// Building the target on an Apple platform (as `swift build` of this package does, for the snippets)
+// puts an empty SwiftData module in .build, which would hide Apple's from the targets here: the
+// sources that import SwiftData (Tests/RealCodeTests, Snippets/ImportSwiftData.swift) are compiled on
+// other platforms only.
+let withoutSwiftData: [Platform] = [.linux, .windows, .android, .openbsd, .wasi]
+
 let package = Package(
     name: "Stowage",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
@@ -20,6 +30,8 @@ let package = Package(
         // Architecture layers beyond SwiftData's API (queryable values with live queries, value types
         // with mocks), kept out of `import Stowage` so that it stays SwiftData's surface.
         .library(name: "StowageQueries", targets: ["StowageQueries"]),
+        // `import SwiftData` on platforms without Apple's SwiftData (see `withoutSwiftData` above).
+        .library(name: "SwiftData", targets: ["SwiftData"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -51,6 +63,8 @@ let package = Package(
         .target(name: "Stowage", dependencies: ["StowageCore", "StowageMacros"]),
         // Queryable/QueryFilter/QueryResults/Query, WrappedID and the mock-friendly value protocols.
         .target(name: "StowageQueries", dependencies: ["Stowage"]),
+        // `@_exported import Stowage` under the name SwiftData, on platforms without Apple's SwiftData.
+        .target(name: "SwiftData", dependencies: [.target(name: "Stowage", condition: .when(platforms: withoutSwiftData))]),
 
         // Examples: logic in a small module, a thin executable. ExampleSupport holds their shared
         // plumbing (console, errors, command-line options), ExampleTestSupport their tests' helpers.
@@ -78,6 +92,11 @@ let package = Package(
             dependencies: ["Stowage", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "StowageModelTests", dependencies: ["Stowage"]),
+        // The model layers of open-source SwiftData apps, in their spellings, through `import SwiftData`;
+        // Swift 5 language mode, as those apps are (`static var versionIdentifier = ...` is an error in Swift 6).
+        .testTarget(
+            name: "RealCodeTests", dependencies: [.target(name: "SwiftData", condition: .when(platforms: withoutSwiftData))],
+            swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "StowageMacrosTests",
             dependencies: [

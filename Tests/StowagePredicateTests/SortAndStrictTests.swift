@@ -65,6 +65,73 @@ struct SortTests {
     }
 }
 
+/// `SortDescriptor(\.name, comparator: .localizedStandard)`, as Apple's samples spell it: it compiles on
+/// Linux too, and orders strings as SwiftData does, in SQL and in Swift alike.
+@Suite("Sorting with .localizedStandard")
+struct LocalizedStandardSortTests {
+    /// Case, numbers, accents and a width variant mixed; in Finder order they are
+    /// "apple", "eclair", "Éclair", "item1", "item2", "Item10", "Seed Mix 9", "seed mix 10", "Zebra".
+    static let names = ["seed mix 10", "Zebra", "Item10", "Éclair", "item2", "Seed Mix 9", "apple", "eclair", "item1"]
+    static let finderOrder = ["apple", "eclair", "Éclair", "item1", "item2", "Item10", "Seed Mix 9", "seed mix 10", "Zebra"]
+
+    private func fixture() throws -> Fixture {
+        let fixture = try Fixture()
+        try fixture.insert(Self.names.enumerated().map { Item(number: $0.offset, name: $0.element, note: $0.element) })
+        return fixture
+    }
+
+    private func names(_ fixture: Fixture, _ sortBy: [SortDescriptor<Item>]) throws -> [String] {
+        try fixture.context.fetch(FetchDescriptor<Item>(sortBy: sortBy)).map(\.name)
+    }
+
+    @Test func sortsInFinderOrder() throws {
+        let fixture = try fixture()
+        #expect(Self.finderOrder == Self.names.sorted { $0.localizedStandardCompare($1) == .orderedAscending })
+        #expect(try names(fixture, [SortDescriptor(\.name, comparator: .localizedStandard)]) == Self.finderOrder)
+        #expect(try names(fixture, [SortDescriptor(\.name, comparator: .localizedStandard, order: .reverse)]) == Self.finderOrder.reversed())
+        // An optional string, and the leading-dot spelling of `@Query(sort: [.init(\Plant.name, comparator: .localizedStandard)])`.
+        let sortBy: [SortDescriptor<Item>] = [.init(\Item.note, comparator: .localizedStandard)]
+        #expect(try names(fixture, sortBy) == Self.finderOrder)
+        // The same descriptor as SwiftData's default for strings.
+        #expect(SortDescriptor(\Item.name, comparator: .localizedStandard) == SortDescriptor(\Item.name))
+        // `.lexical` is still Foundation's own.
+        #expect(try names(fixture, [SortDescriptor(\.name, comparator: .lexical)]) == Self.names.sorted())
+    }
+
+    /// `.localized` compiles; Stowage sorts it as `.localizedStandard` (a Linux `SortDescriptor` records no other).
+    @Test func localizedSortsAsLocalizedStandard() throws {
+        let fixture = try fixture()
+        #expect(try names(fixture, [SortDescriptor(\.name, comparator: .localized)]) == Self.finderOrder)
+    }
+
+    @Test func orderByUsesTheLocalizedStandardCollation() throws {
+        let fixture = try fixture()
+        let mark = fixture.statementCount
+        _ = try fixture.context.fetch(FetchDescriptor<Item>(sortBy: [
+            SortDescriptor(\.name, comparator: .localizedStandard), SortDescriptor(\.note, comparator: .localizedStandard, order: .reverse),
+        ]))
+        #expect(fixture.statements(after: mark) == [
+            #"SELECT "_pk", "number", "count", "price", "name", "note", "rank", "flag", "date", "status", "previous", "token" FROM "Item" "#
+                + #"ORDER BY "name" COLLATE localizedStandard, "note" COLLATE localizedStandard DESC, "_pk""#,
+        ])
+    }
+
+    /// Unsaved models merged into the sorted results take the places SQL gives them once saved.
+    @Test func unsavedModelsMergeInFinderOrder() throws {
+        let fixture = try fixture()
+        for (offset, name) in ["Seed Mix 11", "item3", "ÉCLAIR", "seed mix 8"].enumerated() {
+            fixture.context.insert(Item(number: 100 + offset, name: name))
+        }
+        let sortBy = [SortDescriptor<Item>(\.name, comparator: .localizedStandard)]
+        let merged = try names(fixture, sortBy)
+        #expect(merged == (Self.names + ["Seed Mix 11", "item3", "ÉCLAIR", "seed mix 8"]).sorted { $0.localizedStandardCompare($1) == .orderedAscending })
+        #expect(merged.firstIndex(of: "seed mix 8")! < merged.firstIndex(of: "Seed Mix 9")!)
+        #expect(merged.firstIndex(of: "Seed Mix 11")! > merged.firstIndex(of: "seed mix 10")!)
+        try fixture.context.save()
+        #expect(try names(fixture, sortBy) == merged)
+    }
+}
+
 @Suite("Strict mode and Swift fallback")
 struct StrictModeTests {
     @Test func strictModeThrowsNamingTheNode() throws {
