@@ -31,6 +31,12 @@ struct StowageDiagnostic: DiagnosticMessage {
             "@Model can only be applied to a class, not \(kind): models are reference types that a context tracks. \(declare).")
     }
 
+    static func constraintOnSubclass(_ macro: String, superclass: String) -> Self {
+        Self(
+            "constraintOnSubclass",
+            "#\(macro) cannot be declared on a subclass of the model '\(superclass)': the classes of a hierarchy share one table, whose indexes and constraints come from the root class. Declare it there, over the properties the root class has.")
+    }
+
     static func letProperty(_ name: String) -> Self {
         Self(
             "letProperty",

@@ -47,6 +47,13 @@ extension ModelMacro: MemberMacro {
         let superclass = protocols.contains { $0.trimmedDescription.hasSuffix("PersistentModel") }
             ? nil : classDecl.inheritanceClause?.inheritedTypes.first?.type.trimmed
         if let superclass {
+            for member in classDecl.memberBlock.members {
+                guard let expansion = member.decl.as(MacroExpansionDeclSyntax.self),
+                      ["Index", "Unique"].contains(expansion.macroName.text) else { continue }
+                context.diagnose(Diagnostic(
+                    node: Syntax(expansion),
+                    message: StowageDiagnostic.constraintOnSubclass(expansion.macroName.text, superclass: superclass.trimmedDescription)))
+            }
             return subclassMembers(typeName: typeName, superclass: superclass.description,
                                    entries: entries(rootedAt: "Root"), storages: storages)
         }

@@ -3,6 +3,51 @@ import Testing
 
 /// Misuse of the macros: each diagnostic, where it points, and what its fix-its do to the source.
 @Suite struct ModelDiagnosticTests {
+    /// The classes of a hierarchy share one table: its indexes and constraints are the root class's.
+    @Test func indexOnASubclass() {
+        assertExpansion(
+            #"""
+            @Model
+            class BusinessTrip: Trip {
+                #Index<BusinessTrip>([\.name])
+            }
+            """#,
+            unexpanded: ["Index"],
+            modelConformances: [],
+            expandedSource: #"""
+            class BusinessTrip: Trip {
+                #Index<BusinessTrip>([\.name])
+
+                nonisolated public override class func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    _$properties(BusinessTrip.self)
+                }
+
+                nonisolated public static func _$properties<Root: BusinessTrip>(_ root: Root.Type) -> [Stowage.Schema.PropertyMetadata] {
+                    Trip._$properties(root) + Stowage._$nonisolatedMetadata { @MainActor in
+                        []
+                    }
+                }
+
+                nonisolated public required init(backingData: Stowage.ModelBackingData) {
+                    super.init(backingData: backingData)
+                }
+
+                nonisolated public override class func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    try super._$load(&reader, into: object)
+                }
+
+                nonisolated public override class func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+                    try super._$store(&writer, from: object)
+                }
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"#Index cannot be declared on a subclass of the model 'Trip': the classes of a hierarchy share one table, whose indexes and constraints come from the root class. Declare it there, over the properties the root class has."#,
+                    line: 3, column: 5),
+            ])
+    }
+
     @Test func modelOnAStruct() {
         assertExpansion(
             #"""
