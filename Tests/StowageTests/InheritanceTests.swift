@@ -263,6 +263,45 @@ import Testing
     }
 }
 
+/// A hierarchy written with SwiftData's untyped spellings.
+@Model
+class Vehicle {
+    var maker = ""
+    var wheels = 4
+    init(maker: String) { self.maker = maker }
+}
+
+@Model
+final class Truck: Vehicle {
+    var payload = 0.0
+    var tags = Set<String>()
+    init(maker: String, payload: Double) {
+        self.payload = payload
+        super.init(maker: maker)
+    }
+}
+
+extension InheritanceTests {
+    @Test func untypedPropertiesOfASubclassAreStored() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file()
+        do {
+            let context = ModelContext(try ModelContainer(for: Vehicle.self, Truck.self, configurations: ModelConfiguration(url: url)))
+            let truck = Truck(maker: "Volvo", payload: 12.5)
+            truck.tags = ["heavy"]
+            context.insert(truck)
+            context.insert(Vehicle(maker: "Fiat"))
+            try context.save()
+        }
+        let context = ModelContext(try ModelContainer(for: Truck.self, configurations: ModelConfiguration(url: url)))
+        let vehicles = try context.fetch(FetchDescriptor<Vehicle>(sortBy: [SortDescriptor(\.maker)]))
+        #expect(vehicles.map { "\(type(of: $0)) \($0.maker) \($0.wheels)" } == ["Vehicle Fiat 4", "Truck Volvo 4"])
+        let truck = try #require(vehicles.last as? Truck)
+        #expect(truck.payload == 12.5 && truck.tags == ["heavy"])
+    }
+}
+
 enum TripsV1: VersionedSchema {
     static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
     static var models: [any PersistentModel.Type] { [Trip.self] }
