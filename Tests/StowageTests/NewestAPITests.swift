@@ -257,6 +257,8 @@ struct HistoryObserverTests {
         let store = try #require(container.storeIdentifier(forConfigurationNamed: name))
         let token = try #require(observer.historyTokens[store] as? DefaultHistoryToken)
         #expect(token.tokenValue?[store] != nil)
+        #expect(token.storeIdentifier == store)
+        #expect(container.configurationName(forStoreIdentifier: token.storeIdentifier) == name)
         // The token is the newest transaction's: nothing in the history comes after it.
         let after = try ModelContext(container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > token }))
         #expect(after.isEmpty)

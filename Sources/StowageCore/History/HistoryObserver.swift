@@ -173,3 +173,22 @@ extension ModelContainer {
         storeIdentifiersByConfiguration.first { $0.storeIdentifier == identifier }?.name
     }
 }
+
+extension HistoryToken {
+    /// The identifier of the store the token covers: for a token whose value is a dictionary by store
+    /// (``DefaultHistoryToken``'s), its one store, or the first in order of a token covering several;
+    /// an empty string for a token of another shape.
+    public var storeIdentifier: String {
+        (tokenValue as? [String: Int64]).flatMap { $0.keys.min() } ?? ""
+    }
+}
+
+extension DefaultHistoryToken {
+    /// The identifier of the store the token covers: the store of the transaction that carries it, or
+    /// the token's one store (``HistoryObserver/historyTokens`` holds one token per store). A token from
+    /// ``ModelContext/fetchHistory(_:)`` on a container with several stores covers them all: this is
+    /// then the first of their identifiers in order.
+    public var storeIdentifier: String {
+        transactionStore ?? transactions.keys.min() ?? ""
+    }
+}
