@@ -128,6 +128,15 @@ struct SchemaReflectionTests {
         #expect(!(venue.attributesByName["tags"] is Schema.CompositeAttribute))
         #expect(!(venue.attributesByName["mood"] is Schema.CompositeAttribute))
         #expect(!(venue.attributesByName["name"] is Schema.CompositeAttribute))
+        // Dictionaries and enums with associated values decode from keys, and are not composites either.
+        let everythingSchema = Schema([Everything.self])
+        defer { withExtendedLifetime(everythingSchema) {} }
+        let everything = try #require(everythingSchema.entitiesByName["Everything"])
+        let address = try #require(everything.attributesByName["address"] as? Schema.CompositeAttribute)
+        #expect(address.properties.map(\.name) == ["street", "zip", "unit"])
+        for name in ["counts", "shapesByName", "addresses", "strings", "shape", "optionalShape"] {
+            #expect(everything.attributesByName[name] != nil && !(everything.attributesByName[name] is Schema.CompositeAttribute), "\(name)")
+        }
         let built = Schema.CompositeAttribute(name: "area", valueType: GeoPoint.self)
         #expect(built.properties.isEmpty)
     }

@@ -88,7 +88,7 @@ extension Schema.Attribute {
 /// types asked for and answers each with a sample value. Runs once per attribute, when a schema is built.
 enum CompositeProbe {
     /// The attributes of `type`'s keyed form, or `nil` when it is not decoded from keys (an array, a
-    /// single value) or its decoding fails on the samples.
+    /// single value, a dictionary, an enum with associated values) or its decoding fails on the samples.
     static func properties(of type: any Any.Type) -> [Schema.Attribute]? {
         guard let decodable = type as? any Decodable.Type else { return nil }
         func shape<T: Decodable>(_: T.Type) -> ProbeDecoder.Shape? {
@@ -96,13 +96,16 @@ enum CompositeProbe {
             guard (try? T(from: decoder)) != nil else { return nil }
             return decoder.shape
         }
-        guard case .keyed(let fields)? = shape(decodable) else { return nil }
+        // A dictionary decodes from keys too, none of which the probe's empty container has.
+        guard case .keyed(let fields)? = shape(decodable), !fields.isEmpty else { return nil }
         return attributes(fields)
     }
 
     private static func attributes(_ fields: [ProbeDecoder.Field]) -> [Schema.Attribute] {
         fields.map { field in
-            guard case .keyed(let nested) = field.shape else { return Schema.Attribute(name: field.name, valueType: field.valueType) }
+            guard case .keyed(let nested) = field.shape, !nested.isEmpty else {
+                return Schema.Attribute(name: field.name, valueType: field.valueType)
+            }
             let composite = Schema.CompositeAttribute(name: field.name, valueType: field.valueType)
             composite.properties = attributes(nested)
             return composite
