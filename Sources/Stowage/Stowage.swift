@@ -21,13 +21,16 @@
 /// }
 /// ```
 ///
+/// A `@Model` class may inherit from another `@Model` class (see <doc:ClassInheritance>).
+///
 /// Every stored `var` with a type annotation is persisted unless marked ``Transient()``; a `let` cannot
 /// be (as with SwiftData in Swift 6 mode): declare it `private(set) var` to keep it read-only. Supported
 /// types: `Bool`, every integer width, `Double`, `Float`, `Decimal`, `String`, `Date`, `UUID`, `URL`,
 /// `Data`, `RawRepresentable` enums, `Codable` structs and enums, arrays and dictionaries of `Codable`
 /// values, other models (relationships), and optionals of each.
-@attached(member, names: named(_$backingData), named(_$backingDataStorage), named(persistentBackingData),
-          named(schemaMetadata), named(init), named(_$load), named(_$store), named(_$observationRegistrar), named(_$observationRegistrarStorage))
+@attached(member, conformances: PersistentModel, names: named(_$backingData), named(_$backingDataStorage), named(persistentBackingData),
+          named(schemaMetadata), named(_$properties), named(init), named(_$load), named(_$store), named(_$observationRegistrar),
+          named(_$observationRegistrarStorage))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model() = #externalMacro(module: "StowageMacros", type: "ModelMacro")

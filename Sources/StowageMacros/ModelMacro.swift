@@ -19,7 +19,7 @@ extension ModelMacro: MemberMacro {
             return []
         }
         let typeName = classDecl.name.trimmed.text
-        var entries: [String] = []
+        var properties: [StoredProperty] = []
         var storages: [String] = []
         for member in classDecl.memberBlock.members {
             guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
@@ -32,15 +32,49 @@ extension ModelMacro: MemberMacro {
                 if let problem = property.problem() {
                     context.diagnose(problem)
                 } else {
-                    entries.append(metadataEntry(for: property, in: typeName))
+                    properties.append(property)
                     storages.append("_\(property.name)")
                 }
             }
         }
+        let isFinal = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
+        func entries(rootedAt root: String) -> [String] {
+            properties.map { metadataEntry(for: $0, in: root) }
+        }
+        // A subclass of another model (SwiftData's class inheritance): the compiler lists
+        // `PersistentModel` among the conformances to add only when the class does not have it yet, so
+        // its absence means a superclass is already a model.
+        let superclass = protocols.contains { $0.trimmedDescription.hasSuffix("PersistentModel") }
+            ? nil : classDecl.inheritanceClause?.inheritedTypes.first?.type.trimmed
+        if let superclass {
+            return subclassMembers(typeName: typeName, superclass: superclass.description,
+                                   entries: entries(rootedAt: "Root"), storages: storages)
+        }
         let loadBody = storages.isEmpty ? "" : "let model = unsafeDowncast(object, to: Self.self)" + storages.map { "\n    try reader.load(&model.\($0))" }.joined()
         let storeBody = storages.isEmpty ? "" : "let model = unsafeDowncast(object, to: Self.self)" + storages.map { "\n    try writer.store(model.\($0))" }.joined()
-        let isFinal = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
-        let metadataList = entries.isEmpty ? "[]" : "[\n" + entries.map { "            " + $0 }.joined(separator: ",\n") + "\n        ]"
+        // A class that is not final may have model subclasses: they override these members, and reuse its
+        // metadata with their own key paths (`_$properties`).
+        let classOrStatic = isFinal ? "static" : "class"
+        let metadata: [DeclSyntax] = isFinal
+            ? [DeclSyntax(stringLiteral: """
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        \(list(entries(rootedAt: typeName)))
+                    }
+                }
+                """)]
+            : [DeclSyntax(stringLiteral: """
+                nonisolated public class func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    _$properties(\(typeName).self)
+                }
+                """),
+               DeclSyntax(stringLiteral: """
+                nonisolated public static func _$properties<Root: \(typeName)>(_ root: Root.Type) -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        \(list(entries(rootedAt: "Root")))
+                    }
+                }
+                """)]
         // The backing data and the registrar are created on first use: every designated initializer runs
         // stored properties' initial values, so `init(backingData:)` (how the store creates each fetched
         // model) would allocate a backing data only to replace it, and a registrar that a model nobody
@@ -48,7 +82,7 @@ extension ModelMacro: MemberMacro {
         return [
             "@exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil",
             """
-            nonisolated private var _$backingData: Stowage.ModelBackingData {
+            nonisolated\(raw: isFinal ? " private" : "") var _$backingData: Stowage.ModelBackingData {
                 get {
                     if let data = _$backingDataStorage {
                         return data
@@ -68,13 +102,7 @@ extension ModelMacro: MemberMacro {
                 set { _$backingData = newValue }
             }
             """,
-            DeclSyntax(stringLiteral: """
-                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
-                    Stowage._$nonisolatedMetadata { @MainActor in
-                        \(metadataList)
-                    }
-                }
-                """),
+        ] + metadata + [
             """
             nonisolated public \(raw: isFinal ? "" : "required ")init(backingData: Stowage.ModelBackingData) {
                 self._$backingDataStorage = backingData\(raw: storages.map { "\n    self.\($0) = nil" }.joined())
@@ -83,14 +111,14 @@ extension ModelMacro: MemberMacro {
             // How a fetch fills a new model: straight from the row into each property's storage, the
             // property and value types known here (see `ModelRowReader`).
             DeclSyntax(stringLiteral: """
-                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                nonisolated public \(classOrStatic) func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
                     \(loadBody)
                 }
                 """),
             // How a save binds a model's row: straight from each property's storage, typed (see
             // `ModelRowWriter`).
             DeclSyntax(stringLiteral: """
-                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+                nonisolated public \(classOrStatic) func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
                     \(storeBody)
                 }
                 """),
@@ -105,6 +133,49 @@ extension ModelMacro: MemberMacro {
                 return registrar
             }
             """,
+        ]
+    }
+
+    /// The metadata list expression for `entries`.
+    private static func list(_ entries: [String]) -> String {
+        entries.isEmpty ? "[]" : "[\n" + entries.map { "            " + $0 }.joined(separator: ",\n") + "\n        ]"
+    }
+
+    /// The members of a model that inherits from another model: its superclass has the backing data and
+    /// the registrar; it adds its own properties to the superclass's metadata, loading and storing.
+    private static func subclassMembers(
+        typeName: String, superclass: String, entries: [String], storages: [String]
+    ) -> [DeclSyntax] {
+        let loadBody = "try super._$load(&reader, into: object)" + (storages.isEmpty ? "" : "\nlet model = unsafeDowncast(object, to: Self.self)" + storages.map { "\ntry reader.load(&model.\($0))" }.joined())
+        let storeBody = "try super._$store(&writer, from: object)" + (storages.isEmpty ? "" : "\nlet model = unsafeDowncast(object, to: Self.self)" + storages.map { "\ntry writer.store(model.\($0))" }.joined())
+        return [
+            DeclSyntax(stringLiteral: """
+                nonisolated public override class func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    _$properties(\(typeName).self)
+                }
+                """),
+            DeclSyntax(stringLiteral: """
+                nonisolated public static func _$properties<Root: \(typeName)>(_ root: Root.Type) -> [Stowage.Schema.PropertyMetadata] {
+                    \(superclass)._$properties(root) + Stowage._$nonisolatedMetadata { @MainActor in
+                        \(list(entries))
+                    }
+                }
+                """),
+            DeclSyntax(stringLiteral: """
+                nonisolated public required init(backingData: Stowage.ModelBackingData) {
+                    \(storages.map { "self.\($0) = nil\n" }.joined())super.init(backingData: backingData)
+                }
+                """),
+            DeclSyntax(stringLiteral: """
+                nonisolated public override class func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    \(loadBody)
+                }
+                """),
+            DeclSyntax(stringLiteral: """
+                nonisolated public override class func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+                    \(storeBody)
+                }
+                """),
         ]
     }
 

@@ -63,8 +63,13 @@ public enum ReopenFixtures {
 
     /// Opens the store at `url` for the named types, in that order (names unknown to ``types`` throw).
     public static func open(_ url: URL, types names: [String]) throws -> ModelContainer {
+        try open(url, types: names, from: types)
+    }
+
+    /// Opens the store at `url` for the types of `fixtures` named `names`, in that order.
+    public static func open(_ url: URL, types names: [String], from fixtures: [String: any PersistentModel.Type]) throws -> ModelContainer {
         let modelTypes = try names.map { name in
-            guard let type = types[name] else { throw StowageError(.unknownModelType, "No fixture model named \(name)") }
+            guard let type = fixtures[name] else { throw StowageError(.unknownModelType, "No fixture model named \(name)") }
             return type
         }
         return try ModelContainer(for: Schema(modelTypes), configurations: ModelConfiguration(url: url))

@@ -7,6 +7,9 @@ import Stowage
 //
 //     stowage-reopen-probe create STORE Shelf,Book,...   creates and fills the store, prints its summary
 //     stowage-reopen-probe read STORE Lamp,Book,...      opens it with the types in that order, prints its summary
+//     stowage-reopen-probe trips-create|trips-read STORE Trip,BusinessTrip,...
+//                                                        the same with the class hierarchy of
+//                                                        InheritanceFixtures
 //     stowage-reopen-probe migrate-fixture-create STORE ROWS
 //                                                        creates a MigrationKillV1 store of ROWS entries,
 //                                                        prints "created ROWS"
@@ -47,6 +50,10 @@ do {
         let container = try ReopenFixtures.open(url, types: arguments[3].split(separator: ",").map(String.init))
         if arguments[1] == "create" { try ReopenFixtures.fill(container) }
         print(try ReopenFixtures.summary(container))
+    case ("trips-create", 4), ("trips-read", 4):
+        let container = try InheritanceFixtures.open(url, types: arguments[3].split(separator: ",").map(String.init))
+        if arguments[1] == "trips-create" { try InheritanceFixtures.fill(container) }
+        print(try InheritanceFixtures.summary(container))
     case ("migrate-fixture-create", 4):
         guard let rows = Int(arguments[3]), rows >= 0 else { usage() }
         // The container is released before this prints, which closes the store (and checkpoints its WAL).

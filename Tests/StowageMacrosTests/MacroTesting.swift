@@ -20,9 +20,12 @@ let stowageMacros: [String: MacroSpec] = [
 /// and the diagnostics (with their fix-its) with `diagnostics`; with `fixedSource`, also the source after
 /// applying the first fix-it of each diagnostic (or those named in `applyFixIts`). Failures are recorded
 /// as Swift Testing issues at the caller's location. Macros named in `unexpanded` are left as written.
+/// `modelConformances` are the conformances the compiler reports the class lacks (none for a subclass of
+/// a model).
 func assertExpansion(
     _ source: String,
     unexpanded: Set<String> = [],
+    modelConformances: [TypeSyntax] = ["PersistentModel"],
     expandedSource: String,
     diagnostics: [DiagnosticSpec] = [],
     applyFixIts: [String]? = nil,
@@ -36,7 +39,9 @@ func assertExpansion(
         source,
         expandedSource: expandedSource,
         diagnostics: diagnostics,
-        macroSpecs: stowageMacros.filter { !unexpanded.contains($0.key) },
+        macroSpecs: stowageMacros
+            .merging(["Model": MacroSpec(type: ModelMacro.self, conformances: modelConformances)]) { _, new in new }
+            .filter { !unexpanded.contains($0.key) },
         applyFixIts: applyFixIts,
         fixedSource: fixedSource,
         indentationWidth: .spaces(4),

@@ -734,7 +734,7 @@ import Testing
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
-                nonisolated private var _$backingData: Stowage.ModelBackingData {
+                nonisolated var _$backingData: Stowage.ModelBackingData {
                     get {
                         if let data = _$backingDataStorage {
                             return data
@@ -757,10 +757,14 @@ import Testing
                     }
                 }
 
-                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                nonisolated public class func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    _$properties(Trip.self)
+                }
+
+                nonisolated public static func _$properties<Root: Trip>(_ root: Root.Type) -> [Stowage.Schema.PropertyMetadata] {
                     Stowage._$nonisolatedMetadata { @MainActor in
                         [
-                            Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Trip.name, storage: \Trip._name, get: {
+                            Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Root.name, storage: \Root._name, get: {
                                     $0._name
                                 }, set: {
                                     $0._name = $1
@@ -774,12 +778,12 @@ import Testing
                     self._name = nil
                 }
 
-                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                nonisolated public class func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
                     let model = unsafeDowncast(object, to: Self.self)
                     try reader.load(&model._name)
                 }
 
-                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+                nonisolated public class func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
                     let model = unsafeDowncast(object, to: Self.self)
                     try writer.store(model._name)
                 }
@@ -797,6 +801,69 @@ import Testing
             }
 
             extension Trip: nonisolated Stowage.PersistentModel {
+            }
+            """#)
+    }
+
+    /// A subclass of a model (SwiftData's class inheritance): the compiler reports that the class
+    /// already conforms to `PersistentModel` (no conformance to add), and the macro extends its
+    /// superclass's metadata, loading and storing instead of adding backing data of its own.
+    @Test func subclassOfAModelExtendsItsSuperclass() {
+        assertExpansion(
+            #"""
+            @Model
+            class BusinessTrip: Trip {
+                var perdiem: Double = 0
+
+                init(name: String, perdiem: Double) {
+                    self.perdiem = perdiem
+                    super.init(name: name)
+                }
+            }
+            """#,
+            modelConformances: [],
+            expandedSource: #"""
+            class BusinessTrip: Trip {
+                @Stowage._PersistedProperty
+                var perdiem: Double = 0
+
+                init(name: String, perdiem: Double) {
+                    self.perdiem = perdiem
+                    super.init(name: name)
+                }
+
+                nonisolated public override class func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    _$properties(BusinessTrip.self)
+                }
+
+                nonisolated public static func _$properties<Root: BusinessTrip>(_ root: Root.Type) -> [Stowage.Schema.PropertyMetadata] {
+                    Trip._$properties(root) + Stowage._$nonisolatedMetadata { @MainActor in
+                        [
+                            Stowage.Schema.PropertyMetadata(name: "perdiem", keyPath: \Root.perdiem, storage: \Root._perdiem, get: {
+                                    $0._perdiem
+                                }, set: {
+                                    $0._perdiem = $1
+                                }, defaultValue: 0)
+                        ]
+                    }
+                }
+
+                nonisolated public required init(backingData: Stowage.ModelBackingData) {
+                    self._perdiem = nil
+                    super.init(backingData: backingData)
+                }
+
+                nonisolated public override class func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    try super._$load(&reader, into: object)
+                    let model = unsafeDowncast(object, to: Self.self)
+                    try reader.load(&model._perdiem)
+                }
+
+                nonisolated public override class func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+                    try super._$store(&writer, from: object)
+                    let model = unsafeDowncast(object, to: Self.self)
+                    try writer.store(model._perdiem)
+                }
             }
             """#)
     }

@@ -3,7 +3,7 @@ import Stowage
 import Testing
 
 @Model
-final class Trip {
+final class Journey {
     @Attribute(.preserveValueOnDeletion) var name: String
     var miles: Int
     @Attribute(.preserveValueOnDeletion) var note: String?
@@ -26,11 +26,11 @@ struct HistoryTests {
     }
 
     @Test func eachSaveIsOneTransactionWithItsChangesInOrder() throws {
-        try withFileStore([Trip.self]) { _, open in
+        try withFileStore([Journey.self]) { _, open in
             let container = try open()
             let context = ModelContext(container)
             context.author = "app"
-            let trips = [Trip(name: "a", miles: 1), Trip(name: "b", miles: 2, note: "keep", photo: Data([1, 2, 3])), Trip(name: "c", miles: 3)]
+            let trips = [Journey(name: "a", miles: 1), Journey(name: "b", miles: 2, note: "keep", photo: Data([1, 2, 3])), Journey(name: "c", miles: 3)]
             trips.forEach(context.insert)
             try context.save()
             trips[0].miles = 10
@@ -47,21 +47,21 @@ struct HistoryTests {
             #expect(transactions[0].processIdentifier == String(ProcessInfo.processInfo.processIdentifier))
 
             let inserted = transactions[0].changes.compactMap { change -> PersistentIdentifier? in
-                guard case .insert(let insert as DefaultHistoryInsert<Trip>) = change else { return nil }
+                guard case .insert(let insert as DefaultHistoryInsert<Journey>) = change else { return nil }
                 return insert.changedPersistentIdentifier
             }
             #expect(inserted == trips.map(\.persistentModelID))
 
             #expect(transactions[1].changes.count == 1)
-            guard case .update(let update as DefaultHistoryUpdate<Trip>) = transactions[1].changes.first else {
-                Issue.record("the second transaction is not an update of a Trip")
+            guard case .update(let update as DefaultHistoryUpdate<Journey>) = transactions[1].changes.first else {
+                Issue.record("the second transaction is not an update of a Journey")
                 return
             }
             #expect(update.changedPersistentIdentifier == trips[0].persistentModelID)
-            #expect(update.updatedAttributes.map { $0 as AnyKeyPath } == [\Trip.miles])
+            #expect(update.updatedAttributes.map { $0 as AnyKeyPath } == [\Journey.miles])
 
-            guard case .delete(let deletion as DefaultHistoryDelete<Trip>) = transactions[2].changes.first else {
-                Issue.record("the third transaction is not a deletion of a Trip")
+            guard case .delete(let deletion as DefaultHistoryDelete<Journey>) = transactions[2].changes.first else {
+                Issue.record("the third transaction is not a deletion of a Journey")
                 return
             }
             #expect(deletion.changedPersistentIdentifier == trips[1].persistentModelID)
@@ -76,19 +76,19 @@ struct HistoryTests {
     }
 
     @Test func aSavedTokenFindsWhatChangedSinceAfterReopening() throws {
-        try withFileStore([Trip.self, Item.self]) { url, open in
+        try withFileStore([Journey.self, Item.self]) { url, open in
             var tokenData = Data()
             do {
                 let context = ModelContext(try open())
-                context.insert(Trip(name: "first", miles: 1))
+                context.insert(Journey(name: "first", miles: 1))
                 try context.save()
                 tokenData = try JSONEncoder().encode(try history(context).last?.token)
             }
             // Reopened with the models listed in another order.
-            let container = try ModelContainer(for: Item.self, Trip.self, configurations: ModelConfiguration(url: url))
+            let container = try ModelContainer(for: Item.self, Journey.self, configurations: ModelConfiguration(url: url))
             let sync = ModelContext(container)
             sync.author = "sync"
-            sync.insert(Trip(name: "second", miles: 2))
+            sync.insert(Journey(name: "second", miles: 2))
             sync.insert(Item(name: "lamp", value: 1))
             try sync.save()
 
@@ -104,11 +104,11 @@ struct HistoryTests {
     }
 
     @Test func deletedHistoryExpiresTheTokensBeforeIt() throws {
-        try withFileStore([Trip.self]) { _, open in
+        try withFileStore([Journey.self]) { _, open in
             let context = ModelContext(try open())
             var tokens: [DefaultHistoryToken] = []
             for miles in 1...3 {
-                context.insert(Trip(name: "t\(miles)", miles: miles))
+                context.insert(Journey(name: "t\(miles)", miles: miles))
                 try context.save()
                 tokens.append(try history(context).last!.token)
             }
@@ -172,9 +172,9 @@ struct HistoryTests {
     }
 
     @Test func sortAndLimit() throws {
-        let context = ModelContext(try inMemoryContainer(Trip.self))
+        let context = ModelContext(try inMemoryContainer(Journey.self))
         for miles in 1...4 {
-            context.insert(Trip(name: "t", miles: miles))
+            context.insert(Journey(name: "t", miles: miles))
             try context.save()
         }
         var descriptor = Descriptor(sortBy: [SortDescriptor(\.transactionIdentifier, order: .reverse)])
@@ -252,10 +252,10 @@ struct HistoryTests {
     /// "What changed since" reads the transactions after the token, not the whole history.
     @Test func aTokenComparisonReadsOnlyTheNewerTransactions() throws {
         let capture = StatementCapture()  // before the container: it captures the containers opened after it
-        let container = try inMemoryContainer(Trip.self)
+        let container = try inMemoryContainer(Journey.self)
         let context = ModelContext(container)
         for miles in 1...5 {
-            context.insert(Trip(name: "t", miles: miles))
+            context.insert(Journey(name: "t", miles: miles))
             try context.save()
         }
         let third = try history(context)[2].token

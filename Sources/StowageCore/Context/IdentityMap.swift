@@ -3,8 +3,9 @@ struct RowKey: Equatable {
     let entity: ObjectIdentifier
     let primaryKey: Int64
 
+    /// The row of `entity`: the entities of a class hierarchy share their table, so they share keys.
     init(entity: Schema.Entity, primaryKey: Int64) {
-        self.init(entity: ObjectIdentifier(entity), primaryKey: primaryKey)
+        self.init(entity: entity.identityKey, primaryKey: primaryKey)
     }
 
     init(entity: ObjectIdentifier, primaryKey: Int64) {

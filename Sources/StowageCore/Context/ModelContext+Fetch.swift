@@ -55,8 +55,21 @@ extension ModelContext {
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
         processInbox()
         let plan = try FetchPlan(FetchRequest(descriptor), context: self)
-        if plan.runsEntirelyInSQL {
+        if plan.runsEntirelyInSQL && !plan.entity.isInHierarchy {
             return try store.primaryKeys(plan.query).map { identifier(entity: plan.entity, primaryKey: $0) }
+        }
+        if plan.runsEntirelyInSQL {
+            // A class hierarchy: each identifier names its row's own class, read from `_entity`.
+            var query = plan.query
+            query.attributes = []
+            query.foreignKeys = []
+            var identifiers: [PersistentIdentifier] = []
+            try store.fetch(query) { row in
+                let name = if case .text(let name) = row.value(at: 0) { name } else { plan.entity.name }
+                let entity = plan.entity.fetchableEntitiesByName[name] ?? plan.entity
+                identifiers.append(identifier(entity: entity, primaryKey: row.primaryKey))
+            }
+            return identifiers
         }
         return try fetch(descriptor).map(\.persistentModelID)
     }
@@ -408,8 +421,11 @@ struct FetchPlan {
         var pending: [any PersistentModel] = []
         var excluded: Set<Int64> = []
         if request.includePendingChanges && context.hasChanges {
-            // Models of the entity: Stowage has no entity inheritance, so these are the type's models.
-            func isFetched(_ model: any PersistentModel) -> Bool { model.persistentBackingData.entity === entity }
+            // Models of the entity, and of its subclasses' entities.
+            func isFetched(_ model: any PersistentModel) -> Bool {
+                guard let own = model.persistentBackingData.entity else { return false }
+                return own === entity || (entity.isInHierarchy && entity.fetchableEntitiesByName[own.name] === own)
+            }
             for model in context.inserted.models where isFetched(model) { pending.append(model) }
             for model in context.changed.models {
                 guard isFetched(model), case .row(let pk)? = model.persistentBackingData.key else { continue }

@@ -17,14 +17,53 @@ struct RowLayout {
     /// The identifier of the entity's store, which every model made from these rows carries.
     let storeIdentifier: String
 
+    /// For an entity of a class hierarchy: the column naming each row's entity, and how the row fills a
+    /// model of each entity the query can return (`nil` otherwise).
+    let hierarchy: (entityColumn: Int, members: [String: Member])?
+
+    /// How a row of a class hierarchy's table fills a model of one of its entities.
+    struct Member {
+        let entity: Schema.Entity
+        /// The column of each of the entity's properties, by property index, or -1.
+        let columns: [Int32]
+        /// Each to-one relationship read, as (property index, column).
+        let foreignKeys: [(index: Int, column: Int)]
+    }
+
     init(_ query: StoreQuery, storeIdentifier: String) {
         entity = query.entity
         attributes = query.attributes
         foreignKeys = query.foreignKeys
-        columns = query.readsFullRow
-            ? query.entity.fullRowColumns
-            : Self.columns(of: query.attributes, propertyCount: query.entity.properties.count)
         self.storeIdentifier = storeIdentifier
+        if let entityColumn = query.entityColumnIndex {
+            var members: [String: Member] = [:]
+            for (name, member) in query.entity.fetchableEntitiesByName {
+                members[name] = Self.member(member, attributes: query.attributes, foreignKeys: query.foreignKeys)
+            }
+            hierarchy = (entityColumn, members)
+            columns = members[query.entity.name]?.columns ?? []
+        } else {
+            hierarchy = nil
+            columns = query.readsFullRow
+                ? query.entity.fullRowColumns
+                : Self.columns(of: query.attributes, propertyCount: query.entity.properties.count)
+        }
+    }
+
+    /// The columns of a query of a class hierarchy that fill a model of `entity`, matched by name (each
+    /// class has its own property objects).
+    private static func member(_ entity: Schema.Entity, attributes: [Schema.Attribute], foreignKeys: [Schema.Relationship]) -> Member {
+        var columns = [Int32](repeating: -1, count: entity.properties.count)
+        for (column, attribute) in attributes.enumerated() {
+            if let own = entity.storedPropertiesByName[attribute.name] as? Schema.Attribute { columns[own.index] = Int32(column) }
+        }
+        var keys: [(index: Int, column: Int)] = []
+        for (offset, relationship) in foreignKeys.enumerated() {
+            if let own = entity.storedPropertiesByName[relationship.name] as? Schema.Relationship {
+                keys.append((own.index, attributes.count + offset))
+            }
+        }
+        return Member(entity: entity, columns: columns, foreignKeys: keys)
     }
 
     /// The column of each property, by property index, when a query reads `attributes` (-1 for the
@@ -81,10 +120,30 @@ extension ModelContext {
             try refresh(model, from: row, layout)
             return model
         }
-        let data = ModelBackingData(link: link, entity: entity, primaryKey: pk, storeIdentifier: layout.storeIdentifier)
+        if let hierarchy = layout.hierarchy {
+            return try materialize(row, layout, hierarchy: hierarchy, key: key)
+        }
+        let (model, data) = try newModel(entity, from: row, columns: layout.columns, storeIdentifier: layout.storeIdentifier)
+        if !layout.foreignKeys.isEmpty {
+            let first = layout.attributes.count
+            for (offset, relationship) in layout.foreignKeys.enumerated() {
+                if let key = row.integer(at: first + offset) { data.foreignKeys[relationship.index] = key }
+            }
+        }
+        registered.insert(RegisteredModel(model: model, data: data), for: key)
+        return model
+    }
+
+    /// A new model of `entity` filled from `row`, whose `columns` hold its properties (by property
+    /// index, -1 for none), not registered yet.
+    @inline(__always)
+    private func newModel(
+        _ entity: Schema.Entity, from row: StoreRow, columns: [Int32], storeIdentifier: String
+    ) throws -> (any PersistentModel, ModelBackingData) {
+        let data = ModelBackingData(link: link, entity: entity, primaryKey: row.primaryKey, storeIdentifier: storeIdentifier)
         let model = entity.modelType.init(backingData: data)
         do {
-            try layout.columns.withUnsafeBufferPointer { columns in
+            try columns.withUnsafeBufferPointer { columns in
                 var reader = ModelRowReader(row: row, columns: columns.baseAddress!, entity: entity)
                 try entity.modelType._$load(&reader, into: model)
             }
@@ -92,11 +151,23 @@ extension ModelContext {
             error.entityName = entity.name
             throw error
         }
-        if !layout.foreignKeys.isEmpty {
-            let first = layout.attributes.count
-            for (offset, relationship) in layout.foreignKeys.enumerated() {
-                if let key = row.integer(at: first + offset) { data.foreignKeys[relationship.index] = key }
-            }
+        return (model, data)
+    }
+
+    /// A new model for a row of a class hierarchy's table, of the class its `_entity` column names.
+    private func materialize(
+        _ row: StoreRow, _ layout: RowLayout, hierarchy: (entityColumn: Int, members: [String: RowLayout.Member]), key: RowKey
+    ) throws -> any PersistentModel {
+        let name = row.value(at: hierarchy.entityColumn)
+        guard case .text(let entityName) = name, let member = hierarchy.members[entityName] else {
+            throw StowageError(
+                .schemaMismatch,
+                "The row \(layout.entity.tableName)/p\(row.primaryKey) is a \(name) and the schema has no such subclass of \(layout.entity.name): add its model class to the container's schema.",
+                entityName: layout.entity.name)
+        }
+        let (model, data) = try newModel(member.entity, from: row, columns: member.columns, storeIdentifier: layout.storeIdentifier)
+        for (index, column) in member.foreignKeys {
+            if let key = row.integer(at: column) { data.foreignKeys[index] = key }
         }
         registered.insert(RegisteredModel(model: model, data: data), for: key)
         return model
@@ -110,6 +181,24 @@ extension ModelContext {
     private func refresh(_ model: any PersistentModel, from row: StoreRow, _ layout: RowLayout) throws {
         let data = model.persistentBackingData
         guard data.state == .persisted || data.state == .deleted else { return }
+        if let hierarchy = layout.hierarchy {
+            // The query's columns include other classes' of the hierarchy: refresh the model's own.
+            guard let member = hierarchy.members[data.entity?.name ?? ""] else { return }
+            for (index, property) in member.entity.properties.enumerated() where member.columns[index] >= 0 {
+                guard let attribute = property as? Schema.Attribute else { continue }
+                let stored = row.value(at: Int(member.columns[index]))
+                if data.changedProperties.contains(index) {
+                    data.snapshot[index] = try attribute.accessor.decode(stored)
+                } else {
+                    try attribute.accessor.refresh(stored, into: model)
+                }
+            }
+            for (index, column) in member.foreignKeys where !data.changedProperties.contains(index) {
+                guard let relationship = member.entity.properties[index] as? Schema.Relationship else { continue }
+                try refreshForeignKey(of: model, data, relationship, to: row.value(at: column))
+            }
+            return
+        }
         for (index, attribute) in layout.attributes.enumerated() {
             if data.changedProperties.contains(attribute.index) {
                 data.snapshot[attribute.index] = try attribute.accessor.decode(row.value(at: index))
@@ -118,14 +207,19 @@ extension ModelContext {
             }
         }
         for (offset, relationship) in layout.foreignKeys.enumerated() where !data.changedProperties.contains(relationship.index) {
-            let stored = row.value(at: layout.attributes.count + offset)
-            let foreignKey: Int64? = if case .integer(let value) = stored { value } else { nil }
-            if data.foreignKeys[relationship.index] != foreignKey {
-                data.foreignKeys[relationship.index] = foreignKey
-                if let accessor = relationship.accessor, accessor.isLoaded(model) {
-                    accessor.setRelated(try foreignKey.map { try objects(of: relationship.destinationEntity!, primaryKeys: [$0]) } ?? [], in: model)
-                }
-            }
+            try refreshForeignKey(of: model, data, relationship, to: row.value(at: layout.attributes.count + offset))
+        }
+    }
+
+    /// Follows a to-one relationship's stored foreign key, reloading the relationship if it is loaded.
+    private func refreshForeignKey(
+        of model: any PersistentModel, _ data: ModelBackingData, _ relationship: Schema.Relationship, to stored: StorageValue
+    ) throws {
+        let foreignKey: Int64? = if case .integer(let value) = stored { value } else { nil }
+        guard data.foreignKeys[relationship.index] != foreignKey else { return }
+        data.foreignKeys[relationship.index] = foreignKey
+        if let accessor = relationship.accessor, accessor.isLoaded(model) {
+            accessor.setRelated(try foreignKey.map { try objects(of: relationship.destinationEntity!, primaryKeys: [$0]) } ?? [], in: model)
         }
     }
 }

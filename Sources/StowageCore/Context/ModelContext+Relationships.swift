@@ -134,9 +134,9 @@ extension ModelContext {
         for model in deleted.models {
             guard let entity = model.persistentBackingData.entity else { continue }
             for relationship in entity.relationshipList {
-                guard let inverse = relationship.inverse, !inverse.isToOneRelationship,
-                      (inverse.minimumModelCount ?? 0) > 0 || (inverse.maximumModelCount ?? 0) > 0
-                else { continue }
+                guard relationship.inverses.contains(where: { inverse in
+                    !inverse.isToOneRelationship && ((inverse.minimumModelCount ?? 0) > 0 || (inverse.maximumModelCount ?? 0) > 0)
+                }) else { continue }
                 try RelationshipGraph.load(relationship, of: model)
                 for related in relationship.accessor?.related(model) ?? [] where !goingAway.contains(ObjectIdentifier(related)) {
                     if seen.insert(ObjectIdentifier(related)).inserted { candidates.append(related as! any PersistentModel) }
@@ -207,13 +207,14 @@ extension ModelContext {
         for model in models {
             guard let entity = model.persistentBackingData.entity else { continue }
             for relationship in entity.relationshipList {
-                guard let inverse = relationship.inverse, let inverseAccessor = inverse.accessor,
-                      relationship.deleteRule != .noAction, let accessor = relationship.accessor, accessor.isLoaded(model)
-                else { continue }
-                for related in accessor.related(model) where inverseAccessor.isLoaded(related) {
-                    let current = inverseAccessor.related(related)
-                    if current.contains(where: { $0 === model }) {
-                        inverseAccessor.setRelated(current.filter { $0 !== model }, in: related)
+                guard relationship.deleteRule != .noAction, let accessor = relationship.accessor, accessor.isLoaded(model) else { continue }
+                for inverse in relationship.inverses {
+                    guard let inverseAccessor = inverse.accessor else { continue }
+                    for related in accessor.related(model) where inverseAccessor.isLoaded(related) {
+                        let current = inverseAccessor.related(related)
+                        if current.contains(where: { $0 === model }) {
+                            inverseAccessor.setRelated(current.filter { $0 !== model }, in: related)
+                        }
                     }
                 }
             }

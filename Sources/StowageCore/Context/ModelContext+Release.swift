@@ -38,17 +38,19 @@ extension ModelContext {
     private static func breakInverseCycles(of model: any PersistentModel) {
         guard let entity = model.persistentBackingData.entity else { return }
         for relationship in entity.relationshipList {
-            guard let accessor = relationship.accessor, accessor.isLoaded(model),
-                  let inverse = relationship.inverse, let back = inverse.accessor
-            else { continue }
-            let holdingBack = accessor.related(model).filter { object in
-                back.isLoaded(object) && back.related(object).contains { $0 === model }
-            }
-            guard !holdingBack.isEmpty else { continue }
-            if unloadsOwnSide(model, relationship, rather: holdingBack, inverse) {
-                accessor.unload(model)
-            } else {
-                for object in holdingBack { back.unload(object) }
+            guard let accessor = relationship.accessor, accessor.isLoaded(model) else { continue }
+            for inverse in relationship.inverses {
+                guard let back = inverse.accessor else { continue }
+                guard accessor.isLoaded(model) else { break }
+                let holdingBack = accessor.related(model).filter { object in
+                    back.isLoaded(object) && back.related(object).contains { $0 === model }
+                }
+                guard !holdingBack.isEmpty else { continue }
+                if unloadsOwnSide(model, relationship, rather: holdingBack, inverse) {
+                    accessor.unload(model)
+                } else {
+                    for object in holdingBack { back.unload(object) }
+                }
             }
         }
     }

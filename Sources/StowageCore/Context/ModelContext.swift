@@ -167,8 +167,10 @@ public final class ModelContext {
         }
         switch data.state {
         case .detached:
-            guard let entity = schema.entity(for: T.self) else {
-                pendingErrors.append(unknownModelType(T.self))
+            // The model's own class: a subclass instance inserted through a superclass-typed reference
+            // is stored as the subclass.
+            guard let entity = schema.entity(forType: type(of: model)) else {
+                pendingErrors.append(unknownModelType(type(of: model)))
                 return
             }
             data.link = link
@@ -229,8 +231,10 @@ public final class ModelContext {
                 }
                 // An unsaved model leaves the graph: the models it was related to forget it.
                 for relationship in entity.relationshipList {
-                    guard let inverse = relationship.inverse, let accessor = relationship.accessor, accessor.isLoaded(model) else { continue }
-                    for related in accessor.related(model) { RelationshipGraph.unlink(model, from: related, through: inverse) }
+                    guard let accessor = relationship.accessor, accessor.isLoaded(model) else { continue }
+                    for inverse in relationship.inverses {
+                        for related in accessor.related(model) { RelationshipGraph.unlink(model, from: related, through: inverse) }
+                    }
                 }
             }
             detach(data)
@@ -251,9 +255,13 @@ public final class ModelContext {
     /// - Parameters:
     ///   - model: The model type.
     ///   - predicate: The condition, or `nil` for every model of the type.
-    ///   - includeSubclasses: Accepted for SwiftData compatibility (models are final classes).
+    ///   - includeSubclasses: Whether models of `T`'s model subclasses are deleted too (the default);
+    ///     `false` deletes only the models whose class is `T` itself.
     public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
-        for object in try fetch(FetchDescriptor<T>(predicate: predicate)) { delete(object) }
+        let exact = !includeSubclasses && schema.entity(for: T.self)?.subentityList.isEmpty == false
+        for object in try fetch(FetchDescriptor<T>(predicate: predicate)) where !exact || type(of: object) == T.self {
+            delete(object)
+        }
     }
 
     // MARK: - Change tracking (called by model accessors)

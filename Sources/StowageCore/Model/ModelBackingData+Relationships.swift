@@ -36,8 +36,10 @@ extension ModelBackingData {
         if let inverse = relationship.inverse {
             let added = newObjects.filter { new in !oldObjects.contains { $0 === new } }
             let removed = oldObjects.filter { old in !newObjects.contains { $0 === old } }
-            for object in removed { RelationshipGraph.unlink(model, from: object, through: inverse) }
-            for object in added { RelationshipGraph.link(model, to: object, through: inverse) }
+            for object in removed {
+                for inverse in relationship.inverses { RelationshipGraph.unlink(model, from: object, through: inverse) }
+            }
+            for object in added { RelationshipGraph.link(model, to: object, through: inverse, from: relationship) }
         }
         RelationshipGraph.propagateInsertion(from: model, to: newObjects)
     }
@@ -102,17 +104,30 @@ enum RelationshipGraph {
         accessor.setRelated(current.filter { $0 !== owner }, in: object)
     }
 
-    /// Adds `owner` to `object`'s `inverse` relationship; a to-one inverse first leaves its previous
-    /// owner (the object moves).
-    static func link(_ owner: AnyObject, to object: AnyObject, through inverse: Schema.Relationship) {
+    /// Adds `owner` to `object`'s `inverse` relationship, `owner`'s `relationship` having gained
+    /// `object`; a to-one inverse first leaves its previous owner (the object moves). When several
+    /// relationships share that to-one inverse, the object leaves every one of them but `relationship`.
+    static func link(_ owner: AnyObject, to object: AnyObject, through inverse: Schema.Relationship, from relationship: Schema.Relationship) {
         guard let accessor = inverse.accessor else { return }
         ensureLoaded(inverse, of: object)
         let current = accessor.related(object)
+        if inverse.isToOneRelationship, !inverse.sharingRelationships.isEmpty {
+            if let previous = current.first {
+                for sharing in inverse.inverses where previous !== owner || sharing !== relationship {
+                    unlink(object, from: previous, through: sharing)
+                }
+            }
+            if current.first !== owner {
+                trackChange(of: inverse, in: object)
+                accessor.setRelated([owner], in: object)
+            }
+            return
+        }
         guard !current.contains(where: { $0 === owner }) else { return }
         trackChange(of: inverse, in: object)
         if inverse.isToOneRelationship {
-            if let previous = current.first, let back = inverse.inverse {
-                unlink(object, from: previous, through: back)
+            if let previous = current.first {
+                for back in inverse.inverses { unlink(object, from: previous, through: back) }
             }
             accessor.setRelated([owner], in: object)
         } else {

@@ -3,7 +3,7 @@ import Observation
 
 /// A class whose instances Stowage can persist: what the `@Model` macro makes of a class.
 ///
-/// You do not conform to this protocol by hand. Write a final class, attach `@Model`, and the macro
+/// You do not conform to this protocol by hand. Write a class, attach `@Model`, and the macro
 /// generates the conformance, the backing data, the observation registrar and the schema metadata:
 ///
 /// ```swift

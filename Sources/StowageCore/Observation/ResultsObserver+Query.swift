@@ -70,7 +70,8 @@ extension ResultsObserver {
             var probe = descriptor
             probe.includePendingChanges = false
             let plan = try FetchPlan(FetchRequest(probe), context: context)
-            var dependencies: Set<String> = [entity.name]
+            // The entity's rows include its subclasses', which saves report under their own names.
+            var dependencies = Set(entity.entityNamesForFetch)
             if plan.evaluatesPredicateInSwift || plan.sortsInSwift {
                 // Swift reads the models: anything reachable from them may matter.
                 var queue = [entity]
@@ -91,7 +92,7 @@ extension ResultsObserver {
             }
             sortColumns = plan.sortsInSwift ? nil : columns
             query = plan.query
-            updatesInPlace = !plan.evaluatesPredicateInSwift && sortColumns != nil
+            updatesInPlace = !plan.evaluatesPredicateInSwift && sortColumns != nil && !entity.isInHierarchy
                 && descriptor.fetchLimit == nil && (descriptor.fetchOffset ?? 0) == 0
         }
     }

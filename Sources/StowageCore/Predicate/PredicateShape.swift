@@ -295,6 +295,14 @@ extension PredicateExpressions.ForcedUnwrap: PredicateShapeNode where Inner: Pre
     func describe(into reader: inout PredicateShapeReader) { inner.describe(into: &reader) }
 }
 
+extension PredicateExpressions.TypeCheck: PredicateShapeNode where Input: PredicateShapeNode {
+    func describe(into reader: inout PredicateShapeReader) { input.describe(into: &reader) }
+}
+
+extension PredicateExpressions.ConditionalCast: PredicateShapeNode where Input: PredicateShapeNode {
+    func describe(into reader: inout PredicateShapeReader) { input.describe(into: &reader) }
+}
+
 extension PredicateExpressions.CollectionContainsCollection: PredicateShapeNode where Base: PredicateShapeNode, Other: PredicateShapeNode {
     func describe(into reader: inout PredicateShapeReader) {
         base.describe(into: &reader)

@@ -15,9 +15,10 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatable {
             switch output {
             case .model: return output
             case .constant: return try state.fold(self)
-            case .expression(var result):
-                result.isNullable = true
-                return .expression(SQLOperand(result.sql, attribute: result.attribute, valueType: Result.self, isNullable: true))
+            case .expression(let result):
+                // A cast model (`(trip as? BusinessTrip)?.perdiem`) is nil for the rows of other classes.
+                let sql = reference.condition.map { QueryExpression.conditional($0, result.sql, .value(.null)) } ?? result.sql
+                return .expression(SQLOperand(sql, attribute: result.attribute, valueType: Result.self, isNullable: true))
             }
         case .expression(let value): operand = value
         }

@@ -104,6 +104,9 @@ struct ModelReference {
     var scope: Int
     /// A to-many relationship at the end of the path: the reference stands for its models.
     var toMany: Schema.Relationship?
+    /// The condition under which the model exists: `trip as? BusinessTrip` is a model only for rows of
+    /// that class (`nil`: always).
+    var condition: QueryExpression?
 }
 
 /// An SQL expression with what the translator knows about its values.

@@ -44,6 +44,9 @@ indirect enum QueryExpression: Equatable {
     /// The primary key of the row reached through a chain of to-one relationships (empty: the current
     /// row), for `persistentModelID` comparisons; NULL when a link is missing.
     case relatedKey([Schema.Relationship])
+    /// The entity name of the row reached through a chain of to-one relationships (empty: the current
+    /// row), whose entity is part of a class hierarchy: what `is` and `as?` test in predicates.
+    case relatedEntity([Schema.Relationship])
     /// A test over the models of a to-many relationship of the row reached through `owner`: whether one
     /// matches `condition` (`contains(where:)`), whether none does, or how many there are. Inside
     /// `condition`, attributes are those of the related row.
@@ -101,7 +104,7 @@ indirect enum QueryExpression: Equatable {
     var canFail: Bool {
         switch self {
         case .unwrap: true
-        case .attribute, .primaryKey, .value, .parameter, .relatedAttribute, .relatedKey: false
+        case .attribute, .primaryKey, .value, .parameter, .relatedAttribute, .relatedKey, .relatedEntity: false
         case .toMany(_, _, let condition, _): condition?.canFail ?? false
         case .comparison(_, let l, let r, _), .arithmetic(_, let l, let r): l.canFail || r.canFail
         case .and(let operands), .or(let operands), .coalesce(let operands), .string(_, let operands):
@@ -122,7 +125,7 @@ indirect enum QueryExpression: Equatable {
         }
         switch self {
         case .attribute, .primaryKey, .value, .parameter: break
-        case .relatedAttribute(let path, _), .relatedKey(let path): add(path)
+        case .relatedAttribute(let path, _), .relatedKey(let path), .relatedEntity(let path): add(path)
         case .toMany(let owner, let relationship, let condition, _):
             add(owner + [relationship])
             condition?.collectRelatedEntities(into: &entities)

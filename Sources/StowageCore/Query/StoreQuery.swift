@@ -26,8 +26,12 @@ struct StoreQuery {
     /// fetch, nor the columns of a sort read in the sort's order, which a full-row read would return
     /// in another order).
     var readsFullRow: Bool {
-        Self.same(attributes, entity.columnAttributes) && Self.same(foreignKeys, entity.foreignKeyRelationships)
+        !entity.isInHierarchy && Self.same(attributes, entity.columnAttributes) && Self.same(foreignKeys, entity.foreignKeyRelationships)
     }
+
+    /// The column (after the primary key) naming each row's entity, read last, when the entity is part
+    /// of a class hierarchy.
+    var entityColumnIndex: Int? { entity.isInHierarchy ? attributes.count + foreignKeys.count : nil }
 
     /// Whether two arrays hold the same objects in the same order: a loop rather than
     /// `elementsEqual(_:by:)`, which ran unspecialised (about 1,000 instructions per check, three checks
@@ -40,8 +44,8 @@ struct StoreQuery {
 
     init(entity: Schema.Entity, attributes: [Schema.Attribute]? = nil, primaryKeys: [Int64]? = nil) {
         self.entity = entity
-        self.attributes = attributes ?? entity.columnAttributes
-        self.foreignKeys = entity.foreignKeyRelationships
+        self.attributes = attributes ?? entity.fetchAttributes
+        self.foreignKeys = entity.fetchForeignKeys
         self.primaryKeys = primaryKeys
     }
 }

@@ -43,7 +43,7 @@ extension Schema {
         /// is resolved.
         var foreignKeyRelationships: [Relationship] = []
         /// Properties by the key path of their public property or of their storage.
-        private let propertyIndexByKeyPath: [AnyKeyPath: Int]
+        private var propertyIndexByKeyPath: [AnyKeyPath: Int]
         /// The translations of this entity's predicates, by shape.
         let predicateTemplates = PredicateTemplateCache()
 
@@ -88,10 +88,93 @@ extension Schema {
             self.problems = Self.problems(of: name, attributes: attributes, uniqueness: uniquenessConstraints, indices: indices,
                                           properties: storedPropertiesByName)
             for relationship in relationships { relationship.entity = self }
+            identityKey = ObjectIdentifier(self)
         }
 
         /// What the entity declares that cannot be stored; opening a container throws the first one.
         let problems: [StowageError]
+
+        // MARK: Inheritance
+
+        /// The entity of the model class this one's class inherits from (SwiftData's class inheritance),
+        /// if it is a model.
+        public internal(set) unowned(unsafe) var superentity: Entity?
+        /// The name of ``superentity``.
+        public var superentityName: String? { superentity?.name }
+        /// The entities of the model classes that inherit directly from this one's, among the schema's.
+        public var subentities: Set<Entity> { Set(subentityList) }
+        /// The properties this entity inherits from its ``superentity`` (they come first in
+        /// ``properties``).
+        public var inheritedProperties: [any SchemaProperty] { Array(properties.prefix(superentity?.properties.count ?? 0)) }
+        /// ``inheritedProperties`` by name.
+        public var inheritedPropertiesByName: [String: any SchemaProperty] {
+            Dictionary(inheritedProperties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        }
+
+        /// ``subentities`` in schema order.
+        var subentityList: [Entity] = []
+        /// Every entity below this one, depth first in schema order.
+        var descendants: [Entity] { subentityList.flatMap { [$0] + $0.descendants } }
+        /// The top of this entity's hierarchy (itself when it has no superentity).
+        var rootEntity: Entity { superentity?.rootEntity ?? self }
+        /// What identifies the entity's rows in an identity map: its hierarchy's root's.
+        private(set) var identityKey = ObjectIdentifier(Entity.self)
+        /// Whether the entity shares its table with other entities of a class hierarchy.
+        private(set) var isInHierarchy = false
+        /// The table holding the entity's rows: its hierarchy's root's, which holds every entity of the
+        /// hierarchy (a `_entity` column names each row's).
+        private(set) var tableName = ""
+        /// The names of this entity and its descendants: the values of `_entity` its fetches match.
+        private(set) var entityNamesForFetch: [String] = []
+        /// The attributes a fetch of this entity reads: its own columns, then the columns only its
+        /// descendants have, so a row of a subclass is read whole.
+        private(set) var fetchAttributes: [Attribute] = []
+        /// The foreign keys a fetch of this entity reads, likewise.
+        private(set) var fetchForeignKeys: [Relationship] = []
+        /// This entity and its descendants, by name: the class of each row a fetch returns.
+        private(set) var fetchableEntitiesByName: [String: Entity] = [:]
+
+        /// Links the entity into its class hierarchy, once every entity of the schema exists.
+        func adopt(superentity: Entity) {
+            self.superentity = superentity
+            superentity.subentityList.append(self)
+            // Inherited properties are found by the superclass's key paths too (its code reads and writes
+            // them through `\Superclass.property`).
+            for (keyPath, index) in superentity.propertyIndexByKeyPath where propertyIndexByKeyPath[keyPath] == nil {
+                propertyIndexByKeyPath[keyPath] = index
+            }
+        }
+
+        /// Settles what the hierarchy means for fetching and storing, once every entity is linked.
+        func settleHierarchy() {
+            tableName = rootEntity.name
+            identityKey = ObjectIdentifier(rootEntity)
+            isInHierarchy = superentity != nil || !subentityList.isEmpty
+            let family = [self] + descendants
+            entityNamesForFetch = family.map(\.name)
+            fetchableEntitiesByName = Dictionary(family.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+            var attributes = columnAttributes
+            var names = Set(attributes.map(\.name))
+            var foreignKeys = foreignKeyRelationships
+            var keyNames = Set(foreignKeys.map(\.name))
+            for entity in descendants {
+                for attribute in entity.columnAttributes where names.insert(attribute.name).inserted { attributes.append(attribute) }
+                for relationship in entity.foreignKeyRelationships where keyNames.insert(relationship.name).inserted {
+                    foreignKeys.append(relationship)
+                }
+            }
+            fetchAttributes = attributes
+            fetchForeignKeys = foreignKeys
+        }
+
+        /// Whether the table column of `attribute`, one of ``fetchAttributes`` of a hierarchy's root, may
+        /// hold `NULL`: an optional attribute, or one that only some classes of the hierarchy have.
+        func tableColumnIsOptional(_ attribute: Attribute) -> Bool {
+            attribute.isOptional || !columnAttributes.contains { $0 === attribute }
+        }
+
+        /// The column naming each row's entity in a hierarchy's table.
+        static let entityColumn = "_entity"
 
         private static func problems(
             of entity: String, attributes: [Attribute], uniqueness: [[String]], indices: [[String]],

@@ -69,6 +69,23 @@ extension Schema {
         unowned(unsafe) var inverse: Relationship?
         /// Where the links live; set when the schema is resolved.
         var storage: RelationshipStorage = .foreignKey(column: "", positionColumn: nil)
+        /// For a to-one relationship that several relationships of its destination declare as their
+        /// inverse (`Backyard.leadingPlants` and `Backyard.trailingPlants` both `inverse: \Plant.backyard`):
+        /// those relationships, in declaration order. ``inverse`` is the first of them. Empty otherwise.
+        var sharingRelationships: [UnownedRelationship] = []
+
+        /// The relationships whose links mirror this one's: the inverse, or every relationship sharing
+        /// this one as their inverse.
+        var inverses: [Relationship] {
+            if !sharingRelationships.isEmpty { return sharingRelationships.map(\.value) }
+            return inverse.map { [$0] } ?? []
+        }
+
+        /// Whether this relationship's inverse is shared with other relationships, or others share this
+        /// one as theirs: each side then stores its links on its own (see ``Schema/resolveRelationships(of:byType:)``).
+        var hasSharedInverse: Bool {
+            !sharingRelationships.isEmpty || inverse?.sharingRelationships.isEmpty == false
+        }
 
         /// Options as written in `@Relationship(...)`. The macro turns each `@Relationship` into this
         /// initializer; the remaining details come from the property itself.
@@ -123,10 +140,14 @@ extension Schema {
         /// delete rule, applied in SQL too, so no sequence of operations can leave a dangling reference
         /// (cascade deletes, deny refuses at commit, nullify and noAction clear the reference).
         var foreignKeyDeleteAction: String {
+            if !sharingRelationships.isEmpty {
+                // The context applies each sharing relationship's rule; SQL only cascades when they all do.
+                return sharingRelationships.allSatisfy { $0.value.deleteRule == .cascade } ? "CASCADE" : "SET NULL"
+            }
             switch inverse?.deleteRule {
-            case .cascade?: "CASCADE"
-            case .deny?: "NO ACTION"
-            default: "SET NULL"
+            case .cascade?: return "CASCADE"
+            case .deny?: return "NO ACTION"
+            default: return "SET NULL"
             }
         }
 
@@ -142,6 +163,11 @@ extension Schema {
             return parts.joined(separator: " ")
         }
     }
+}
+
+/// A relationship held without retaining it (relationships of one schema refer to each other).
+struct UnownedRelationship {
+    unowned(unsafe) let value: Schema.Relationship
 }
 
 /// Where the links of a relationship are stored.

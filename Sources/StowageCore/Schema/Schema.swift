@@ -62,14 +62,51 @@ public final class Schema: @unchecked Sendable, CustomStringConvertible {
             let entity = Entity(modelType: type)
             byType[ObjectIdentifier(type)] = entity
             entities.append(entity)
+            // A model's superclass, when it is a model, is part of the schema with it.
+            if let superclass = Self.modelSuperclass(of: type) { queue.append(superclass) }
             // In declaration order: a `Set`'s order would change with the objects' addresses.
             queue.append(contentsOf: entity.relationshipList.compactMap(\.destinationType))
+        }
+        // Superclasses first: a class inherits its superclass's key paths, which include the ones it inherited.
+        func depth(_ type: any PersistentModel.Type) -> Int { Self.modelSuperclass(of: type).map { depth($0) + 1 } ?? 0 }
+        for entity in entities.sorted(by: { depth($0.modelType) < depth($1.modelType) }) {
+            if let superclass = Self.modelSuperclass(of: entity.modelType), let superentity = byType[ObjectIdentifier(superclass)] {
+                entity.adopt(superentity: superentity)
+            }
         }
         self.entities = entities
         self.entitiesByType = byType
         self.entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.version = version
-        self.problems = entities.flatMap(\.problems) + Self.resolveRelationships(of: entities, byType: byType)
+        let problems = entities.flatMap(\.problems) + Self.resolveRelationships(of: entities, byType: byType)
+        for entity in entities { entity.settleHierarchy() }
+        self.problems = problems + Self.hierarchyProblems(entities)
+    }
+
+    /// The superclass of a model class, if it is a model class too.
+    static func modelSuperclass(of type: any PersistentModel.Type) -> (any PersistentModel.Type)? {
+        Swift._getSuperclass(type) as? any PersistentModel.Type
+    }
+
+    /// Two classes of one hierarchy that declare a property of the same name would share its column.
+    private static func hierarchyProblems(_ entities: [Entity]) -> [StowageError] {
+        var problems: [StowageError] = []
+        for root in entities where root.superentity == nil && !root.subentityList.isEmpty {
+            var owners: [String: String] = [:]
+            for entity in [root] + root.descendants {
+                for property in entity.properties.dropFirst(entity.superentity?.properties.count ?? 0) {
+                    if let other = owners[property.name] {
+                        problems.append(StowageError(
+                            .invalidSchema,
+                            "\(entity.name).\(property.name) and \(other).\(property.name) would share the column \(property.name) of table \(root.name), which holds every class of the hierarchy. Give one of them another name.",
+                            entityName: entity.name, propertyName: property.name))
+                    } else {
+                        owners[property.name] = entity.name
+                    }
+                }
+            }
+        }
+        return problems
     }
 
     /// A schema with `base`'s entities that also accepts the model types of `others` whose entity

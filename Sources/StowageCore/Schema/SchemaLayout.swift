@@ -24,6 +24,9 @@ struct SchemaLayout: Codable, Hashable, Sendable {
         var uniqueness: [[String]]
         /// Indexes: each group in its declared order (it decides what the index serves), groups sorted.
         var indices: [[String]]
+        /// For the root of a class hierarchy: the entities below it, sorted (their rows share its table).
+        /// Absent for other entities, so their layout is what it was before hierarchies existed.
+        var subentities: [String]?
     }
 
     struct Column: Codable, Hashable, Sendable {
@@ -44,8 +47,9 @@ struct SchemaLayout: Codable, Hashable, Sendable {
         var storage: String
     }
 
+    /// One entry per table: a class hierarchy is one entry, its root's.
     init(_ schema: Schema) {
-        entities = schema.entities.map(Entity.init).sorted { $0.name < $1.name }
+        entities = schema.entities.filter { $0.superentity == nil }.map(Entity.init).sorted { $0.name < $1.name }
     }
 
     /// The layout as stored in a store's metadata: JSON with sorted keys, so equal layouts are equal text.
@@ -93,9 +97,22 @@ struct SchemaLayout: Codable, Hashable, Sendable {
 extension SchemaLayout.Entity {
     init(_ entity: Schema.Entity) {
         name = entity.name
-        columns = entity.columnAttributes.map(SchemaLayout.Column.init).sorted { $0.name < $1.name }
+        var columns = entity.fetchAttributes.map { attribute in
+            var column = SchemaLayout.Column(attribute)
+            column.isOptional = entity.tableColumnIsOptional(attribute)
+            return column
+        }
+        var relationships = entity.relationshipList
+        if entity.isInHierarchy {
+            columns.append(SchemaLayout.Column(name: Schema.Entity.entityColumn, type: "TEXT", isOptional: false, collation: nil))
+            for subentity in entity.descendants {
+                relationships += subentity.relationshipList.filter { $0.index >= (subentity.superentity?.properties.count ?? 0) }
+            }
+            subentities = entity.descendants.map(\.name).sorted()
+        }
+        self.columns = columns.sorted { $0.name < $1.name }
         externalColumns = entity.externalAttributes.map(SchemaLayout.Column.init).sorted { $0.name < $1.name }
-        relationships = entity.relationshipList.map(SchemaLayout.Link.init).sorted { $0.name < $1.name }
+        self.relationships = relationships.map(SchemaLayout.Link.init).sorted { $0.name < $1.name }
         uniqueness = entity.uniquenessConstraints.map { $0.sorted() }.sorted { $0.lexicographicallyPrecedes($1) }
         indices = entity.indices.sorted { $0.lexicographicallyPrecedes($1) }
     }
@@ -131,6 +148,10 @@ extension SchemaLayout.Entity {
         }
         if indices != stored.indices {
             differences.append("\(name) has the indexes \(groups(stored.indices)) in the store but \(groups(indices)) in the model")
+        }
+        if subentities != stored.subentities {
+            func list(_ names: [String]?) -> String { names.map { $0.joined(separator: ", ") } ?? "none" }
+            differences.append("\(name)'s table holds the subclasses \(list(stored.subentities)) in the store but \(list(subentities)) in the model")
         }
         return differences
     }

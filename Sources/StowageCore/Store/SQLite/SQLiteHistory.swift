@@ -198,7 +198,7 @@ extension SQLiteStore {
             return try attributes.map { attribute in
                 let sql = attribute.isExternalStorage
                     ? "SELECT \"value\" FROM \(SQLiteSQL.quote(SQLiteSchema.externalTableName(delete.entity, attribute))) WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
-                    : "SELECT \(SQLiteSQL.quote(attribute.name)) FROM \(SQLiteSQL.quote(delete.entity.name)) WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
+                    : "SELECT \(SQLiteSQL.quote(attribute.name)) FROM \(SQLiteSQL.quote(delete.entity.tableName)) WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
                 return try SQLiteStatement.run(try db.cachedStatement(sql: sql).sqliteStatement, [.integer(delete.primaryKey)]) { statement in
                     try SQLiteStatement.step(statement) ? SQLiteStatement.column(0, of: statement) : .null
                 }

@@ -308,6 +308,18 @@ struct LightweightMigration {
                 .schemaMismatch,
                 "The store at \(location) holds other models (\(old.keys.sorted().joined(separator: ", "))) than the schema (\(newNames.sorted().joined(separator: ", "))); Stowage does not migrate a store that has no model in common with the schema, as that would delete all of its data. Open it with its own models, or use another URL. The store was not modified.")
         }
+        // Subclasses the schema no longer lists: their rows would silently become rows of their
+        // superclass, losing their own values. Refused while such rows exist.
+        for entity in schema.entities where entity.superentity == nil {
+            guard let previous = old[entity.name], let stored = previous.subentities else { continue }
+            let missing = stored.filter { name in !entity.descendants.contains { $0.name == name } }
+            guard !missing.isEmpty else { continue }
+            let names = missing.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(separator: ", ")
+            let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(SQLiteSQL.quote(entity.name)) WHERE \(SQLiteSQL.quote(Schema.Entity.entityColumn)) IN (\(names))") ?? 0
+            if rows > 0 {
+                throw refusal(entity.name, nil, "the table \(entity.name) holds \(rows) row(s) of \(missing.joined(separator: ", ")), which the schema does not list; add those model classes to the schema (a subclass is not found from its superclass), or delete their rows first with a custom MigrationStage")
+            }
+        }
         let joinTables = try plannedJoinTables(old: old)
         for entity in stored.entities where !newNames.contains(entity.name) {
             for column in entity.externalColumns {
@@ -315,7 +327,8 @@ struct LightweightMigration {
             }
             try db.execute(sql: "DROP TABLE \(SQLiteSQL.quote(entity.name))")
         }
-        for entity in schema.entities {
+        // A subclass's rows are in its root's table, migrated with the root's.
+        for entity in schema.entities where entity.superentity == nil {
             guard let previous = old[entity.name] else {
                 for statement in SQLiteSchema.createStatements(for: entity) { try db.execute(sql: statement) }
                 continue
@@ -372,7 +385,7 @@ struct LightweightMigration {
     /// The stored link of a relationship that the store already has (under its name or
     /// `originalName`), refused when it led to another entity.
     private func previousLink(of relationship: Schema.Relationship, in old: [String: SchemaLayout.Entity]) throws -> SchemaLayout.Link? {
-        guard let entity = relationship.entity, let previous = old[entity.name] else { return nil }
+        guard let entity = relationship.entity, let previous = old[entity.name] ?? old[entity.rootEntity.name] else { return nil }
         let names = [relationship.name, relationship.originalName]
         guard let link = names.lazy.compactMap({ name in previous.relationships.first { $0.name == name } }).first else { return nil }
         guard link.destination == relationship.destination else {
@@ -428,8 +441,12 @@ struct LightweightMigration {
         var unused = Dictionary(previous.columns.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var renames: [(from: String, to: String)] = []
         var additions: [String] = []
-        for attribute in entity.columnAttributes {
-            let column = SchemaLayout.Column(attribute)
+        if entity.isInHierarchy, unused.removeValue(forKey: Schema.Entity.entityColumn) == nil {
+            additions.append(SQLiteSchema.entityColumnDefinition(entity))
+        }
+        for attribute in entity.fetchAttributes {
+            var column = SchemaLayout.Column(attribute)
+            column.isOptional = entity.tableColumnIsOptional(attribute)
             if let name = [attribute.name, attribute.originalName].first(where: { unused[$0] != nil }), let old = unused[name] {
                 // A type change is refused by the rebuild, with its message.
                 guard old.type == column.type, old.isOptional == column.isOptional else { return false }
@@ -438,7 +455,7 @@ struct LightweightMigration {
                 continue
             }
             var definition = "\(q(attribute.name)) \(column.type)"
-            if !attribute.isOptional {
+            if !column.isOptional {
                 guard let value = try defaultValue(of: attribute, in: entity), let literal = Self.literal(value) else { return false }
                 definition += " NOT NULL DEFAULT \(literal)"
             }
@@ -491,11 +508,17 @@ struct LightweightMigration {
         var targets: [String] = [q(SQLiteSQL.primaryKeyColumn)]
         var sources: [String] = [q(SQLiteSQL.primaryKeyColumn)]
         var arguments: [DatabaseValueConvertible?] = []
-        for attribute in entity.columnAttributes {
+        if entity.isInHierarchy {
+            targets.append(q(Schema.Entity.entityColumn))
+            sources.append(oldColumns[Schema.Entity.entityColumn] != nil ? q(Schema.Entity.entityColumn) : "?")
+            if oldColumns[Schema.Entity.entityColumn] == nil { arguments.append(entity.name) }
+        }
+        for attribute in entity.fetchAttributes {
+            let isOptional = entity.tableColumnIsOptional(attribute)
             targets.append(q(attribute.name))
             guard let (sourceName, oldColumn, isExternal) = try source(of: attribute) else {
                 // A new attribute: nil, the declared default, or (on an empty table) nothing to fill.
-                if attribute.isOptional {
+                if isOptional {
                     sources.append("NULL")
                 } else if let value = try defaultValue(of: attribute, in: entity) {
                     sources.append("?")
@@ -510,7 +533,7 @@ struct LightweightMigration {
             var source = !isExternal
                 ? q(sourceName)
                 : "(SELECT \(q("value")) FROM \(q("\(entity.name)_\(sourceName)")) AS x WHERE x.\(q(SQLiteSQL.primaryKeyColumn)) = \(table).\(q(SQLiteSQL.primaryKeyColumn)))"
-            if oldColumn.isOptional && !attribute.isOptional {
+            if oldColumn.isOptional && !isOptional {
                 if let value = try defaultValue(of: attribute, in: entity) {
                     source = "COALESCE(\(source), ?)"
                     arguments.append(value)
@@ -524,7 +547,7 @@ struct LightweightMigration {
             sources.append(source)
         }
         let old = Dictionary(uniqueKeysWithValues: [(entity.name, previous)])
-        for relationship in entity.foreignKeyRelationships {
+        for relationship in entity.fetchForeignKeys {
             guard case .foreignKey(let column, let positionColumn) = relationship.storage else { continue }
             // The link's old columns: under the relationship's name or `originalName`.
             var oldColumn: String?, oldPosition: String?

@@ -132,7 +132,15 @@ enum SQLiteSQL {
     /// `SELECT <columns> FROM "T" WHERE ("_pk" IN (`: the start of a primary-key lookup, which
     /// ``selectByPrimaryKeys(prefix:_:)`` completes. The text is what ``select(_:columns:)`` renders.
     static func primaryKeyLookupPrefix(_ query: StoreQuery, columns: String) -> String {
-        "SELECT " + columns + " FROM " + quote(query.entity.name) + " WHERE (" + quote(primaryKeyColumn) + " IN ("
+        "SELECT " + columns + " FROM " + quote(query.entity.tableName) + " WHERE " + entityCondition(query.entity) + "(" + quote(primaryKeyColumn) + " IN ("
+    }
+
+    /// `"_entity" IN ('A', 'B') AND `: the rows of a subclass entity and its descendants in its
+    /// hierarchy's table (empty for other entities, whose table holds only their rows).
+    static func entityCondition(_ entity: Schema.Entity) -> String {
+        guard entity.superentity != nil else { return "" }
+        let names = entity.entityNamesForFetch.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }
+        return quote(Schema.Entity.entityColumn) + " IN (" + names.joined(separator: ", ") + ") AND "
     }
 
     /// Completes a primary-key lookup started by ``primaryKeyLookupPrefix(_:columns:)``.
@@ -158,6 +166,7 @@ enum SQLiteSQL {
             guard case .foreignKey(let column, _) = relationship.storage else { continue }
             columns += ", " + quote(column)
         }
+        if query.entity.isInHierarchy { columns += ", " + quote(Schema.Entity.entityColumn) }
         return columns
     }
 
@@ -194,20 +203,23 @@ enum SQLiteSQL {
     private static func appendBody(of query: StoreQuery, to fragment: inout SQLFragment, ordered: Bool) {
         fragment.parameters = parameterValues(of: query)
         fragment.append(" FROM ")
-        fragment.append(identifier: query.entity.name)
+        fragment.append(identifier: query.entity.tableName)
         var conditions: [QueryExpression] = []
+        if query.entity.superentity != nil {
+            conditions.append(.inList(.relatedEntity([]), query.entity.entityNamesForFetch.map { .value(.text($0)) }, collation: nil))
+        }
         if let filter = query.filter { conditions.append(filter) }
         if let keys = query.primaryKeys {
             conditions.append(.inList(.primaryKey, keys.map { .value(.integer($0)) }, collation: nil))
         }
         if !conditions.isEmpty {
             fragment.append(" WHERE ")
-            render(conditions.count == 1 ? conditions[0] : .and(conditions), into: &fragment, scope: RenderScope(table: query.entity.name))
+            render(conditions.count == 1 ? conditions[0] : .and(conditions), into: &fragment, scope: RenderScope(table: query.entity.tableName))
         }
         if ordered {
             fragment.append(" ORDER BY ")
             for term in query.sort {
-                renderCompared(term.expression, collation: term.collation, into: &fragment, scope: RenderScope(table: query.entity.name))
+                renderCompared(term.expression, collation: term.collation, into: &fragment, scope: RenderScope(table: query.entity.tableName))
                 if let collation = term.collation, let name = collationName(collation) {
                     fragment.append(" COLLATE \(name)")
                 }
@@ -273,7 +285,15 @@ enum SQLiteSQL {
         case .relatedAttribute(let path, let attribute):
             guard let destination = path.last?.destinationEntity else { return fragment.append("NULL") }
             let alias = "s\(scope.depth + 1)"
-            fragment.append("(SELECT \(alias).\(quote(attribute.name)) FROM \(quote(destination.name)) AS \(alias) WHERE \(alias).\(quote(primaryKeyColumn)) = ")
+            fragment.append("(SELECT \(alias).\(quote(attribute.name)) FROM \(quote(destination.tableName)) AS \(alias) WHERE \(alias).\(quote(primaryKeyColumn)) = ")
+            renderKey(of: path, from: scope, into: &fragment)
+            fragment.append(")")
+        case .relatedEntity(let path):
+            guard let destination = path.last?.destinationEntity else {
+                return column(Schema.Entity.entityColumn, in: scope, qualified: false, into: &fragment)
+            }
+            let alias = "s\(scope.depth + 1)"
+            fragment.append("(SELECT \(alias).\(quote(Schema.Entity.entityColumn)) FROM \(quote(destination.tableName)) AS \(alias) WHERE \(alias).\(quote(primaryKeyColumn)) = ")
             renderKey(of: path, from: scope, into: &fragment)
             fragment.append(")")
         case .toMany(let owner, let relationship, let condition, let test):
@@ -387,7 +407,7 @@ enum SQLiteSQL {
             }
             guard let owner = last.entity else { return fragment.append("NULL") }
             let alias = "k\(scope.depth + 1)_\(path.count)"
-            fragment.append("(SELECT \(alias).\(quote(foreignKey)) FROM \(quote(owner.name)) AS \(alias) WHERE \(alias).\(quote(primaryKeyColumn)) = ")
+            fragment.append("(SELECT \(alias).\(quote(foreignKey)) FROM \(quote(owner.tableName)) AS \(alias) WHERE \(alias).\(quote(primaryKeyColumn)) = ")
             renderKey(of: prefix, from: scope, into: &fragment)
             fragment.append(")")
         case .inverseForeignKey:
@@ -395,7 +415,7 @@ enum SQLiteSQL {
                   case .foreignKey(let foreignKey, _) = inverse.storage
             else { return fragment.append("NULL") }
             let alias = "k\(scope.depth + 1)_\(path.count)"
-            fragment.append("(SELECT \(alias).\(quote(primaryKeyColumn)) FROM \(quote(destination.name)) AS \(alias) WHERE \(alias).\(quote(foreignKey)) = ")
+            fragment.append("(SELECT \(alias).\(quote(primaryKeyColumn)) FROM \(quote(destination.tableName)) AS \(alias) WHERE \(alias).\(quote(foreignKey)) = ")
             renderKey(of: prefix, from: scope, into: &fragment)
             fragment.append(" LIMIT 1)")
         case .joinTable:
@@ -416,7 +436,7 @@ enum SQLiteSQL {
         case .notExists: fragment.append("NOT EXISTS (SELECT 1")
         case .count: fragment.append("(SELECT COUNT(*)")
         }
-        fragment.append(" FROM \(quote(destination.name)) AS \(alias)")
+        fragment.append(" FROM \(quote(destination.tableName)) AS \(alias)")
         switch relationship.storage {
         case .inverseForeignKey:
             guard let inverse = relationship.inverse, case .foreignKey(let foreignKey, _) = inverse.storage else {

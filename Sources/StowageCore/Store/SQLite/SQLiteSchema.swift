@@ -10,7 +10,10 @@ import GRDB
 /// the schema version, its layout (``SchemaLayout``) and the layout's fingerprint.
 enum SQLiteSchema {
     static func externalTableName(_ entity: Schema.Entity, _ attribute: Schema.Attribute) -> String {
-        "\(entity.name)_\(attribute.name)"
+        // An inherited attribute's side table is the declaring class's.
+        var owner = entity
+        while let superentity = owner.superentity, superentity.storedPropertiesByName[attribute.name] != nil { owner = superentity }
+        return "\(owner.name)_\(attribute.name)"
     }
 
     /// The statements that create the schema, in order.
@@ -20,25 +23,37 @@ enum SQLiteSchema {
     }
 
     /// The statements that create one entity's table, side tables and indexes (not its join tables).
+    /// A subclass entity has no table of its own: its rows are in its hierarchy's root's table, which
+    /// has a column for every attribute and to-one link of the hierarchy and an `_entity` column naming
+    /// each row's class (see ``Schema/Entity/tableName``).
     static func createStatements(for entity: Schema.Entity) -> [String] {
         let statements = tableStatements(for: entity)
-        return [createTable(for: entity, named: entity.name)]
-            + entity.externalAttributes.compactMap { statements.externalTables[$0.name] }
+        let table = entity.superentity == nil ? [createTable(for: entity, named: entity.name)] : []
+        let inherited = entity.superentity?.properties.count ?? 0
+        return table
+            + entity.externalAttributes.filter { $0.index >= inherited }.compactMap { statements.externalTables[$0.name] }
             + statements.indexes
     }
 
     /// `CREATE TABLE` for an entity's table, under `name` (a migration builds it under another name).
     static func createTable(for entity: Schema.Entity, named name: String) -> String {
         var definitions = ["\(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) INTEGER PRIMARY KEY AUTOINCREMENT"]
-        for attribute in entity.columnAttributes {
+        for attribute in entity.fetchAttributes {
             var column = "\(SQLiteSQL.quote(attribute.name)) \(attribute.storageType.rawValue)"
-            if !attribute.isOptional { column += " NOT NULL" }
+            if !entity.tableColumnIsOptional(attribute) { column += " NOT NULL" }
             definitions.append(column)
         }
-        for relationship in entity.foreignKeyRelationships {
+        for relationship in entity.fetchForeignKeys {
             definitions += foreignKeyColumns(relationship)
         }
+        if entity.isInHierarchy { definitions.append(entityColumnDefinition(entity)) }
         return "CREATE TABLE \(SQLiteSQL.quote(name)) (\(definitions.joined(separator: ", ")))"
+    }
+
+    /// The `_entity` column of a hierarchy's table; rows stored before the hierarchy had subclasses are
+    /// the root's.
+    static func entityColumnDefinition(_ root: Schema.Entity) -> String {
+        "\(SQLiteSQL.quote(Schema.Entity.entityColumn)) TEXT NOT NULL DEFAULT '\(root.name.replacingOccurrences(of: "'", with: "''"))'"
     }
 
     /// An entity's indexes (uniqueness constraints, foreign keys, `#Index`) and side tables (by
@@ -48,6 +63,15 @@ enum SQLiteSchema {
         let pk = q(SQLiteSQL.primaryKeyColumn)
         var indexes: [String] = []
         var externalTables: [String: String] = [:]
+        // A subclass's table is its root's, which declares the hierarchy's indexes.
+        guard entity.superentity == nil else {
+            for attribute in entity.externalAttributes {
+                let table = q(externalTableName(entity, attribute))
+                externalTables[attribute.name] =
+                    "CREATE TABLE \(table) (\(pk) INTEGER PRIMARY KEY REFERENCES \(q(entity.tableName))(\(pk)) ON DELETE CASCADE, \"value\" \(attribute.storageType.rawValue))"
+            }
+            return (indexes, externalTables)
+        }
         for group in entity.uniquenessConstraints {
             let name = q("\(entity.name)_\(group.joined(separator: "_"))_unique")
             indexes.append("CREATE UNIQUE INDEX \(name) ON \(q(entity.name)) (\(keyList(group, of: entity)))")
@@ -57,7 +81,7 @@ enum SQLiteSchema {
             externalTables[attribute.name] =
                 "CREATE TABLE \(table) (\(pk) INTEGER PRIMARY KEY REFERENCES \(q(entity.name))(\(pk)) ON DELETE CASCADE, \"value\" \(attribute.storageType.rawValue))"
         }
-        for relationship in entity.foreignKeyRelationships {
+        for relationship in entity.fetchForeignKeys {
             guard case .foreignKey(let column, _) = relationship.storage else { continue }
             indexes.append("CREATE INDEX \(q("\(entity.name)_\(column)_index")) ON \(q(entity.name)) (\(q(column)))")
         }
@@ -80,7 +104,7 @@ enum SQLiteSchema {
                       tables[table] == nil
                 else { continue }
                 let reference = { (entity: Schema.Entity) in
-                    "INTEGER NOT NULL REFERENCES \(q(entity.name))(\(pk)) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED"
+                    "INTEGER NOT NULL REFERENCES \(q(entity.tableName))(\(pk)) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED"
                 }
                 tables[table] = [
                     "CREATE TABLE \(q(table)) (\(q(own)) \(reference(entity)), \(q(other)) \(reference(destination)), \(q(ownPosition)) INTEGER, \(q(otherPosition)) INTEGER, PRIMARY KEY (\(q(own)), \(q(other)))) WITHOUT ROWID",
@@ -110,7 +134,7 @@ enum SQLiteSchema {
               let destination = relationship.destinationEntity
         else { return [] }
         let q = SQLiteSQL.quote
-        var columns = ["\(q(column)) INTEGER REFERENCES \(q(destination.name))(\(q(SQLiteSQL.primaryKeyColumn))) ON DELETE \(relationship.foreignKeyDeleteAction) DEFERRABLE INITIALLY DEFERRED"]
+        var columns = ["\(q(column)) INTEGER REFERENCES \(q(destination.tableName))(\(q(SQLiteSQL.primaryKeyColumn))) ON DELETE \(relationship.foreignKeyDeleteAction) DEFERRABLE INITIALLY DEFERRED"]
         if let positionColumn { columns.append("\(q(positionColumn)) INTEGER") }
         return columns
     }

@@ -12,17 +12,18 @@ extension SQLiteStore {
         for foreignKey in query.foreignKeys {
             if case .foreignKey(let column, _) = foreignKey.storage { fragment.append(", d.\(q(column))") }
         }
+        if destination.isInHierarchy { fragment.append(", d.\(q(Schema.Entity.entityColumn))") }
         let ownerColumn: String
         let order: [String]
         switch relationship.storage {
         case .inverseForeignKey:
             guard let inverse = relationship.inverse, case .foreignKey(let column, let position) = inverse.storage else { return }
             ownerColumn = "d.\(q(column))"
-            fragment.append(", \(ownerColumn) FROM \(q(destination.name)) AS d")
+            fragment.append(", \(ownerColumn) FROM \(q(destination.tableName)) AS d")
             order = [ownerColumn] + (position.map { ["d.\(q($0))"] } ?? [])
         case .joinTable(let table, let own, let other, let ownPosition, _):
             ownerColumn = "j.\(q(own))"
-            fragment.append(", \(ownerColumn) FROM \(q(destination.name)) AS d JOIN \(q(table)) AS j ON j.\(q(other)) = d.\(q(SQLiteSQL.primaryKeyColumn))")
+            fragment.append(", \(ownerColumn) FROM \(q(destination.tableName)) AS d JOIN \(q(table)) AS j ON j.\(q(other)) = d.\(q(SQLiteSQL.primaryKeyColumn))")
             order = [ownerColumn, "j.\(q(ownPosition))"]
         case .foreignKey:
             return
@@ -33,7 +34,7 @@ extension SQLiteStore {
             fragment.bind(.integer(owner))
         }
         fragment.append(") ORDER BY \((order + ["d.\(q(SQLiteSQL.primaryKeyColumn))"]).joined(separator: ", "))")
-        let ownerIndex = Int32(1 + query.attributes.count + query.foreignKeys.count)
+        let ownerIndex = Int32(1 + query.attributes.count + query.foreignKeys.count + (destination.isInHierarchy ? 1 : 0))
         try read(fragment) { statement in
             let row = StoreRow(statement: statement)
             while try SQLiteStatement.step(statement) {
@@ -85,7 +86,7 @@ extension SQLiteStore {
         case .foreignKey(let column, let positionColumn):
             let target = related.first
             var values: [StorageValue] = [target.flatMap(key).map { .integer($0) } ?? .null]
-            var sql = "UPDATE \(q(entity.name)) SET \(q(column)) = ?"
+            var sql = "UPDATE \(q(entity.tableName)) SET \(q(column)) = ?"
             if let positionColumn {
                 var position: StorageValue = .null
                 if let target, let inverse = relationship.inverse, let accessor = inverse.accessor,
@@ -103,7 +104,7 @@ extension SQLiteStore {
             guard !relationship.isToOneRelationship, let inverse = relationship.inverse, let destination = relationship.destinationEntity,
                   case .foreignKey(let column, let positionColumn) = inverse.storage
             else { return }
-            var sql = "UPDATE \(q(destination.name)) SET \(q(column)) = ?"
+            var sql = "UPDATE \(q(destination.tableName)) SET \(q(column)) = ?"
             if let positionColumn { sql += ", \(q(positionColumn)) = ?" }
             sql += " WHERE \(pk) = ?"
             for (index, child) in related.enumerated() {

@@ -31,7 +31,7 @@ extension SQLiteStore {
                 switch relationship.storage {
                 case .foreignKey(let column, _):
                     other = try Int64.fetchOne(
-                        db, sql: "SELECT \(pk) FROM \(q(entity.name)) WHERE \(q(column)) = ? AND \(pk) <> ? LIMIT 1",
+                        db, sql: "SELECT \(pk) FROM \(q(entity.tableName)) WHERE \(q(column)) = ? AND \(pk) <> ? LIMIT 1",
                         arguments: [target, owner])
                 case .joinTable(let table, let ownColumn, let otherColumn, _, _):
                     other = try Int64.fetchOne(

@@ -799,7 +799,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         let first = updates[updates.startIndex]
         let columns = first.attributes
         let statement = try statements.batch.statement(first.entity, columns, db) {
-            let table = SQLiteSQL.quote(first.entity.name)
+            let table = SQLiteSQL.quote(first.entity.tableName)
             let values = "\"_stowage_rows\""
             let row = "(" + Array(repeating: "?", count: columns.count + 1).joined(separator: ", ") + ")"
             var text = "UPDATE \(table) SET "
@@ -829,7 +829,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             ? update.attributes.filter { !$0.isExternalStorage } : update.attributes
         if !columns.isEmpty {
             let statement = try statements.single.statement(update.entity, columns, db) {
-                "UPDATE \(SQLiteSQL.quote(update.entity.name)) SET "
+                "UPDATE \(SQLiteSQL.quote(update.entity.tableName)) SET "
                     + columns.map { "\(SQLiteSQL.quote($0.name)) = ?" }.joined(separator: ", ")
                     + " WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
             }
@@ -874,7 +874,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     /// Throws `.saveConflict` when the row is gone (deleted by another context or process), asking
     /// SQLite: for writes whose change count does not tell.
     private func requireRow(_ entity: Schema.Entity, _ primaryKey: Int64, _ db: Database) throws {
-        let sql = "SELECT 1 FROM \(SQLiteSQL.quote(entity.name)) WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
+        let sql = "SELECT 1 FROM \(SQLiteSQL.quote(entity.tableName)) WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
         guard try Int.fetchOne(db, sql: sql, arguments: [primaryKey]) != nil else { throw Self.saveConflict(entity, primaryKey) }
     }
 
@@ -900,16 +900,28 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     }
 
     private func deleteSQL(_ entity: Schema.Entity) -> String {
-        "DELETE FROM \(SQLiteSQL.quote(entity.name)) WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
+        "DELETE FROM \(SQLiteSQL.quote(entity.tableName)) WHERE \(SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)) = ?"
     }
 
     /// The INSERT of `rows` rows of the entity (more than one only for plain inserts, see
     /// ``insertBatchRows(_:)``); made once per save and statement shape (GRDB caches the statement).
     private func insertSQL(_ entity: Schema.Entity, rows: Int) -> String {
-        let columns = entity.columnAttributes.map { SQLiteSQL.quote($0.name) }
-        let row = "(\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-        return "INSERT INTO \(SQLiteSQL.quote(entity.name)) (\(columns.joined(separator: ", "))) VALUES "
+        let (columns, values) = Self.insertColumns(entity)
+        let row = "(\(values.joined(separator: ", ")))"
+        return "INSERT INTO \(SQLiteSQL.quote(entity.tableName)) (\(columns.joined(separator: ", "))) VALUES "
             + Array(repeating: row, count: rows).joined(separator: ", ")
+    }
+
+    /// The columns an INSERT of the entity writes and their values: a parameter per column attribute,
+    /// and, in a class hierarchy's table, the entity's name in `_entity`.
+    private static func insertColumns(_ entity: Schema.Entity) -> (columns: [String], values: [String]) {
+        var columns = entity.columnAttributes.map { SQLiteSQL.quote($0.name) }
+        var values = Array(repeating: "?", count: columns.count)
+        if entity.isInHierarchy {
+            columns.append(SQLiteSQL.quote(Schema.Entity.entityColumn))
+            values.append("'" + entity.name.replacingOccurrences(of: "'", with: "''") + "'")
+        }
+        return (columns, values)
     }
 
     /// `INSERT INTO … VALUES (…)`, with one `ON CONFLICT … DO UPDATE` clause per uniqueness constraint
@@ -917,9 +929,9 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     private func insertSQL(_ entity: Schema.Entity) -> String {
         let key = ObjectIdentifier(entity)
         if let cached = sqlCache.withLock({ $0[key] }) { return cached }
-        let columns = entity.columnAttributes.map { SQLiteSQL.quote($0.name) }
-        var sql = "INSERT INTO \(SQLiteSQL.quote(entity.name)) "
-        sql += columns.isEmpty ? "DEFAULT VALUES" : "(\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        let (columns, values) = Self.insertColumns(entity)
+        var sql = "INSERT INTO \(SQLiteSQL.quote(entity.tableName)) "
+        sql += columns.isEmpty ? "DEFAULT VALUES" : "(\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
         let constraints = Self.upsertConstraints(entity)
         if !constraints.isEmpty {
             let assignments = columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
