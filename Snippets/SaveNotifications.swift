@@ -94,6 +94,21 @@ for _ in 0..<100 where printed.withLock({ $0.count }) < 8 { try await Task.sleep
 precondition(printed.withLock { $0.contains("saved 1") && $0.contains("changes 1") }, "\(printed.withLock { $0 })")
 NotificationCenter.default.removeObserver(observer)
 // snippet.show
+// snippet.observer
+let budgetChanges = try HistoryObserver(observedModels: [Budget.self], authors: ["sync"], modelContainer: container)
+// … a save of the "sync" author changes a budget, here or in another process …
+// snippet.hide
+sync.insert(Budget(name: "Synced later", limit: 7))
+try sync.save()
+for _ in 0..<1_000 where budgetChanges.eventCounter == 0 { try await Task.sleep(for: .milliseconds(10)) }
+// snippet.show
+print(budgetChanges.eventCounter)                    // 1
+let resumeFrom = budgetChanges.historyTokens         // Codable tokens, by store identifier
+// snippet.hide
+expect(budgetChanges.eventCounter == 1, "\(budgetChanges.eventCounter)")
+expect(try HistoryObserver(historyTokens: resumeFrom, modelContainer: container).eventCounter == 0)
+// snippet.show
+// snippet.end
 // snippet.undo
 let books = try await MainActor.run {
     let context = container.mainContext

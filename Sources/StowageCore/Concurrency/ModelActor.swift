@@ -26,6 +26,7 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
     public init(modelContext: ModelContext) {
         self.modelContext = modelContext
         self.queue = DispatchQueue(label: "Stowage.DefaultSerialModelExecutor")
+        modelContext.autosaveQueue = queue
     }
 
     /// Runs `job` on the executor's serial queue, after the jobs enqueued before it.

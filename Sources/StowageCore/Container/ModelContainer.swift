@@ -29,6 +29,8 @@ public final class ModelContainer: Sendable {
     /// The readers of ``changes()``.
     let subscribers = Locked<[UUID: AsyncStream<ModelChanges>.Continuation]>([:])
     let hasSubscribers = Atomic<Bool>(false)
+    /// Each configuration's name with the identifier of its store, in the order they were given.
+    let storeIdentifiersByConfiguration: [(name: String, storeIdentifier: String)]
     /// One per file store: notices other processes' saves (see ``StoreChangeWatcher``).
     private let watchers = Locked<[StoreChangeWatcher]>([])
     @MainActor private var main: ModelContext?
@@ -92,12 +94,14 @@ public final class ModelContainer: Sendable {
         var stores: [(store: SQLiteStore, entities: [String])] = []
         var refusals: [String] = []
         var readOnly: [String: String] = [:]
+        var identifiers: [(name: String, storeIdentifier: String)] = []
         for (configuration, schema) in assignments {
             let store = try SQLiteStore(
                 schema: schema, url: configuration.isStoredInMemoryOnly ? nil : configuration.url,
                 allowsSave: configuration.allowsSave, migrationPlan: migrationPlan, partial: assignments.count > 1,
                 busyTimeout: configuration.busyTimeout, recordsHistory: configuration.recordsHistory)
             stores.append((store, schema.entities.map(\.name)))
+            identifiers.append((configuration.name, store.identifier))
             let refusal: String? =
                 if !configuration.allowsSave { "created with allowsSave: false" }
                 else if let reason = store.unwritableReason { "opened read-only: \(reason)" }
@@ -108,6 +112,7 @@ public final class ModelContainer: Sendable {
             }
         }
         self.schema = givenSchema
+        self.storeIdentifiersByConfiguration = identifiers
         self.configurations = Set(configurations)
         self.saveRefusal = refusals.count == assignments.count ? refusals.first : nil
         self.readOnlyEntities = assignments.count > 1 ? readOnly : [:]
@@ -192,6 +197,7 @@ public final class ModelContainer: Sendable {
         self.readOnlyEntities = [:]
         self.migrationPlan = nil
         self.store = store
+        self.storeIdentifiersByConfiguration = []
     }
 
     /// Early SwiftData's spelling, used by the seed articles: `ModelContainer(for: Budget.self, ModelConfiguration(inMemory: true))`.

@@ -273,3 +273,23 @@ extension PredicateExpressions.Conjunction: HistoryLowerBound {
             (rhs as? any HistoryLowerBound)?.transactionsAfter(in: store) ?? 0)
     }
 }
+
+/// What identifies a context's edits: SwiftData's `EditingState`, with the author its saves record.
+public struct EditingState: Sendable, Identifiable, Hashable {
+    /// The identity of the editing state: each context has its own.
+    public let id: UUID
+    /// The author recorded in the history of the saves (``ModelContext/author``).
+    public var author: String?
+}
+
+extension ModelContext {
+    /// The context's editing state: its identity and its ``author``. Setting it sets ``author`` (and
+    /// the identity the context reports).
+    public var editingState: EditingState {
+        get { EditingState(id: editingStateID, author: author) }
+        set {
+            editingStateID = newValue.id
+            author = newValue.author
+        }
+    }
+}

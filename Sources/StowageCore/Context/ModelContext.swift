@@ -30,8 +30,11 @@ public final class ModelContext {
     /// Whether the context saves by itself shortly after changes. `false` by default; `true` for the
     /// container's ``ModelContainer/mainContext``.
     ///
-    /// Autosave runs on the main actor: it applies to the main context and to contexts used on the main
-    /// thread. Other contexts save when you call ``save()``.
+    /// Autosave runs where the context is used, once the code that changed it is done: on the main actor
+    /// for the main context and contexts used on the main thread, and on a ``ModelActor``'s executor for
+    /// the actor's context (after the executor's current job: soon after the call that made the change,
+    /// though a caller that calls the actor again at once may run first). A context used on some other
+    /// thread has no such place to run it and saves when you call ``save()``.
     @exclusivity(unchecked) public var autosaveEnabled = false {
         didSet { if autosaveEnabled && hasChanges { scheduleAutosave() } }
     }
@@ -67,6 +70,11 @@ public final class ModelContext {
     // they do not reliably catch anyway (a context is not Sendable).
     @exclusivity(unchecked) var isMainContext = false
     @exclusivity(unchecked) private var autosaveScheduled = false
+    /// The serial queue of the ``DefaultSerialModelExecutor`` that owns the context, where its autosave
+    /// runs (see ``autosaveEnabled``).
+    @exclusivity(unchecked) var autosaveQueue: DispatchQueue?
+    /// The identity of the context's ``editingState``.
+    var editingStateID = UUID()
 
     /// One entry per stored row with a live object. Entries do not retain their object: a model that
     /// nobody else holds is released and its entry removed, so iterating millions of rows keeps memory
@@ -409,7 +417,15 @@ public final class ModelContext {
     }
 
     private func scheduleAutosave() {
-        guard !autosaveScheduled, isMainContext || Thread.isMainThread else { return }
+        guard !autosaveScheduled else { return }
+        if let queue = autosaveQueue {
+            // After the executor's current job (which made the change).
+            autosaveScheduled = true
+            nonisolated(unsafe) let context = self
+            queue.async { context.autosave() }
+            return
+        }
+        guard isMainContext || Thread.isMainThread else { return }
         autosaveScheduled = true
         // The context is only used on the main thread (checked above), where this task runs.
         nonisolated(unsafe) let context = self

@@ -98,18 +98,36 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     // MARK: - What it shows
 
     /// The models matching ``fetchDescriptor``, loaded in batches as you read them.
+    ///
+    /// Settable, as in SwiftData: the observer then shows the collection you set (observers are told)
+    /// until its next update, which replaces it with the matches of the store. ``lastUpdate`` still
+    /// describes the observer's own latest update.
     public var results: FetchResultsCollection<Element> {
-        applyPendingChanges()
-        registrar.access(self, keyPath: resultsKeyPath)
-        return current.results
+        get {
+            applyPendingChanges()
+            registrar.access(self, keyPath: resultsKeyPath)
+            return current.results
+        }
+        set {
+            registrar.withMutation(of: self, keyPath: resultsKeyPath) { current.results = newValue }
+        }
     }
 
     /// The results grouped by ``sectionBy``, in the order of each section's first model; `nil` when the
     /// observer has no sections (`SectionTitle == Never`).
+    ///
+    /// Settable, as in SwiftData: the observer then shows the sections you set (observers are told)
+    /// until its next update; setting `nil` on an observer with sections makes it build them again from
+    /// ``results`` when next read.
     public var sections: SectionedResults<Element, SectionTitle>? {
-        applyPendingChanges()
-        registrar.access(self, keyPath: sectionsKeyPath)
-        return currentSections()
+        get {
+            applyPendingChanges()
+            registrar.access(self, keyPath: sectionsKeyPath)
+            return currentSections()
+        }
+        set {
+            registrar.withMutation(of: self, keyPath: sectionsKeyPath) { current.sections = newValue }
+        }
     }
 
     /// The sections of the current results, built when first asked for.

@@ -4,7 +4,9 @@ extension Schema {
     /// A stored property holding a value (as opposed to a ``Relationship``).
     ///
     /// `@Attribute(.unique, originalName: "title")` on a property configures its attribute.
-    public final class Attribute: SchemaProperty {
+    ///
+    /// Not `final`, as in SwiftData: ``Schema/CompositeAttribute`` is one.
+    public class Attribute: SchemaProperty {
         /// Options that change how an attribute is stored.
         public struct Option: Hashable, Sendable, CustomStringConvertible {
             let rawValue: String
@@ -111,8 +113,28 @@ extension Schema {
             self.hashModifier = hashModifier
             self.isOptional = false
             self.keyPath = \Attribute.name
-            self.accessor = UnboundAttributeAccessor()
+            self.accessor = UnboundAttributeAccessor(valueType: Void.self, isOptional: true)
             self.comparesAsSwiftString = false
+        }
+
+        /// Describes an attribute from its parts, as SwiftData's initializer of the same shape: for
+        /// reflection (the attribute belongs to no entity and reads or writes no model). An optional
+        /// `valueType` (`String?`) makes an optional attribute.
+        public init(
+            name: String, originalName: String? = nil, options: [Option] = [], valueType: any Any.Type,
+            defaultValue: Any? = nil, hashModifier: String? = nil
+        ) {
+            let isOptional = valueType is any OptionalProtocol.Type
+            self.name = name
+            self.originalName = originalName.flatMap { $0.isEmpty ? nil : $0 } ?? name
+            self.options = options
+            self.valueType = valueType
+            self.defaultValue = defaultValue
+            self.hashModifier = hashModifier
+            self.isOptional = isOptional
+            self.keyPath = \Attribute.name
+            self.accessor = UnboundAttributeAccessor(valueType: valueType, isOptional: isOptional)
+            self.comparesAsSwiftString = TypeTraits.isString(valueType)
         }
 
         init(name: String, declared: Attribute?, keyPath: AnyKeyPath, defaultValue: Any?, accessor: any AttributeAccessor) {
@@ -258,9 +280,13 @@ private func firstCase<C: CaseIterable>(of type: C.Type) -> Any? { C.allCases.fi
 /// The accessor of an `Attribute` created from `@Attribute(...)` arguments, before it is bound to a
 /// property. Never used to read or write.
 private final class UnboundAttributeAccessor: AttributeAccessor {
-    var valueType: any Any.Type { Void.self }
-    var storageType: StorageType { .blob }
-    var isOptional: Bool { true }
+    let valueType: any Any.Type
+    let isOptional: Bool
+    init(valueType: any Any.Type, isOptional: Bool) {
+        self.valueType = valueType
+        self.isOptional = isOptional
+    }
+    var storageType: StorageType { AttributeCodecs.anyCodec(for: valueType)?.storageType ?? .blob }
     var codecKind: AttributeCodecKind { .native }
     func isLoaded(_ model: AnyObject) -> Bool { false }
     func read(_ model: AnyObject) throws -> StorageValue { .null }

@@ -321,7 +321,7 @@ extension Schema {
                     preconditionFailure("\(Root.self).\(name): \(Value.self) has no stored form")
                 }
                 let accessor = TypedAttributeAccessor(keyPath: keyPath, storage: slot, codec: codec, operations: operations(codec))
-                return Attribute(name: name, declared: metadata, keyPath: keyPath, defaultValue: defaultValue, accessor: accessor)
+                return Attribute.reflecting(name: name, declared: metadata, keyPath: keyPath, defaultValue: defaultValue, accessor: accessor)
             }
         }
 

@@ -638,6 +638,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             for write in changes.relationshipWrites {
                 try applyRelationshipWrite(write, insertedKeys: insertedKeys, removed: changes.removed, positions: &positions, db)
             }
+            try checkUniqueRelationships(changes.relationshipWrites, insertedKeys: insertedKeys, removed: changes.removed, db)
         }
         // Without history, the save still leaves a transaction row saying only that it happened (and who
         // saved it), so that other processes know something changed.
