@@ -64,7 +64,7 @@ public func stickerLabels(largerThan size: Int, in context: ModelContext) throws
     try context.fetch(FetchDescriptor<Sticker>(predicate: #Predicate { $0.size > size }, sortBy: [SortDescriptor(\.label)])).map(\.label)
 }
 
-/// Properties without type annotations in a main-actor target (issue 33): each initial value, the
+/// Properties without type annotations in a main-actor target: each initial value, the
 /// main-actor `defaultPageText()` included, types the property's storage.
 @Model
 public final class Scrapbook {

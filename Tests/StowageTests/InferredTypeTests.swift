@@ -14,7 +14,7 @@ import Testing
 /// What `InferredTrail.kind` holds.
 enum TrailKind: String, Codable { case basic, scenic }
 
-/// Stored properties written as SwiftData code writes them, without type annotations (issue 33): the
+/// Stored properties written as SwiftData code writes them, without type annotations: the
 /// compiler infers each property's type from its initial value, and `@Model` stores it as if written.
 @Model final class Trail {
     var sights = [Sight]()

@@ -4,7 +4,7 @@ import Stowage
 import Synchronization
 import Testing
 
-// SwiftData's newest API (issue 33): schema reflection, identity and key-value access, HistoryObserver,
+// SwiftData's newest API: schema reflection, identity and key-value access, HistoryObserver,
 // store identifiers, ResultsObserver's setters, editing state, autosave on model actors, unique
 // relationships.
 

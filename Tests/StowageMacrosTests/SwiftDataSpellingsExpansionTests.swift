@@ -6,8 +6,8 @@ import Testing
 
 @testable import StowageMacros
 
-/// Issue 33, "Real SwiftData code compiles unchanged": properties without type annotations, `#Index`
-/// with index kinds, `@Attribute(.transformable(by:))`.
+/// SwiftData spellings real code uses: properties without type annotations, `#Index` with index kinds,
+/// `@Attribute(.transformable(by:))`.
 @Suite struct UntypedPropertyExpansionTests {
     /// The storage `@_PersistedProperty` declares for a property: with a type annotation, its optional;
     /// without one, the type the compiler infers from the initial value, which is not evaluated there.
