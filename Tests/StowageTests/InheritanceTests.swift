@@ -263,6 +263,25 @@ import Testing
     }
 }
 
+extension InheritanceTests {
+    @Test func anotherContextsSaveOfASubclassRefreshesItsModelsHere() throws {
+        let (container, context) = try filled()
+        let summit = try #require(try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Summit" })).first as? BusinessTrip)
+        let other = ModelContext(container)
+        let same = try #require(try other.fetch(FetchDescriptor<BusinessTrip>(predicate: #Predicate { $0.name == "Summit" })).first)
+        same.perdiem = 99
+        same.destination = "Bonn"
+        try other.save()
+        _ = try context.fetchCount(FetchDescriptor<Trip>())  // takes in the other context's save
+        #expect(summit.perdiem == 99 && summit.destination == "Bonn")
+        other.delete(same)
+        try other.save()
+        #expect(try context.fetch(FetchDescriptor<BusinessTrip>()).map(\.name) == ["Expo"])
+        container.deleteAllData()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()) == 0)
+    }
+}
+
 /// A hierarchy written with SwiftData's untyped spellings.
 @Model
 class Vehicle {
