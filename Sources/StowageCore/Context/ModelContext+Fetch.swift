@@ -321,9 +321,13 @@ extension ModelContext {
                 guard let accessor = relationship.accessor, let destination = relationship.destinationEntity else { continue }
                 switch relationship.storage {
                 case .inverseForeignKey, .joinTable:
-                    if touched.contains(destination.name) || touched.contains(entity.name) { accessor.invalidate(model) }
+                    // A destination's rows include its subclasses', which saves report under their own names.
+                    if touched.contains(entity.name) || destination.entityNamesForFetch.contains(where: touched.contains) {
+                        accessor.invalidate(model)
+                    }
                 case .foreignKey:
-                    if let key = data.foreignKeys[relationship.index], changes.isDeleted(destination.name, key) {
+                    if let key = data.foreignKeys[relationship.index],
+                       destination.entityNamesForFetch.contains(where: { changes.isDeleted($0, key) }) {
                         data.foreignKeys[relationship.index] = nil
                         accessor.invalidate(model)
                     }

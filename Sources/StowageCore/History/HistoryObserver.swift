@@ -89,7 +89,8 @@ public final class HistoryObserver: Observable {
         self.modelContainer = modelContainer
         self.observedModels = observedModels
         self.authors = authors
-        let names = observedModels.map { modelContainer.schema.entity(forType: $0)?.name ?? String(describing: $0) }
+        // A model's saves include its subclasses', which history records under their own names.
+        let names = observedModels.flatMap { modelContainer.schema.entity(forType: $0)?.entityNamesForFetch ?? [String(describing: $0)] }
         let core = Core(entityNames: Set(names), authors: authors)
         self.core = core
         // Listening starts before the position is read: a save in between is seen once, and skipped if

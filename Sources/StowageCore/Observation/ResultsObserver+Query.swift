@@ -77,7 +77,8 @@ extension ResultsObserver {
                 var queue = [entity]
                 while let next = queue.popLast() {
                     for relationship in next.relationshipList {
-                        guard let destination = relationship.destinationEntity, dependencies.insert(destination.name).inserted else { continue }
+                        guard let destination = relationship.destinationEntity, !dependencies.contains(destination.name) else { continue }
+                        dependencies.formUnion(destination.entityNamesForFetch)
                         queue.append(destination)
                     }
                 }

@@ -120,7 +120,8 @@ indirect enum QueryExpression: Equatable {
     func collectRelatedEntities(into entities: inout Set<String>) {
         func add(_ path: [Schema.Relationship]) {
             for relationship in path {
-                if let name = relationship.destinationEntity?.name { entities.insert(name) }
+                // The destination's rows include its subclasses', saved under their own names.
+                if let names = relationship.destinationEntity?.entityNamesForFetch { entities.formUnion(names) }
             }
         }
         switch self {

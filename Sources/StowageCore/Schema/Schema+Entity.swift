@@ -17,11 +17,11 @@ extension Schema {
         public let storedPropertiesByName: [String: any SchemaProperty]
         /// Groups of property names whose combined values are unique: one group per `.unique` attribute
         /// and one per `#Unique` key-path list.
-        public let uniquenessConstraints: [[String]]
+        public internal(set) var uniquenessConstraints: [[String]]
         /// Groups of property names indexed together: the binary indexes `#Index` declares (its key-path
         /// lists, or its `.binary(...)` indexes), in declaration order. SwiftData documents no such
         /// property; ``Schema/Index`` is the declaration's own form.
-        public let indices: [[String]]
+        public internal(set) var indices: [[String]]
 
         let modelType: any PersistentModel.Type
         /// The attributes in column order.
@@ -156,6 +156,11 @@ extension Schema {
             for (keyPath, index) in superentity.propertyIndexByKeyPath where propertyIndexByKeyPath[keyPath] == nil {
                 propertyIndexByKeyPath[keyPath] = index
             }
+            // The hierarchy's table has the root's constraints and indexes, which cover every class's rows
+            // (a subclass cannot declare its own: `#Unique` and `#Index` on it are compile errors, `.unique`
+            // on its own attributes is refused).
+            uniquenessConstraints = superentity.uniquenessConstraints
+            indices = superentity.indices
         }
 
         /// Settles what the hierarchy means for fetching and storing, once every entity is linked.

@@ -95,6 +95,12 @@ public final class Schema: @unchecked Sendable, CustomStringConvertible {
             var owners: [String: String] = [:]
             for entity in [root] + root.descendants {
                 for property in entity.properties.dropFirst(entity.superentity?.properties.count ?? 0) {
+                    if entity.superentity != nil, property.isUnique {
+                        problems.append(StowageError(
+                            .invalidSchema,
+                            "\(entity.name).\(property.name) is unique, but a subclass cannot declare a uniqueness constraint: the classes of a hierarchy share the table \(root.name), whose constraints come from its root class. Declare it on \(root.name).",
+                            entityName: entity.name, propertyName: property.name))
+                    }
                     if let other = owners[property.name] {
                         problems.append(StowageError(
                             .invalidSchema,

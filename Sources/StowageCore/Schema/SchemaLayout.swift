@@ -97,21 +97,22 @@ struct SchemaLayout: Codable, Hashable, Sendable {
 extension SchemaLayout.Entity {
     init(_ entity: Schema.Entity) {
         name = entity.name
-        var columns = entity.fetchAttributes.map { attribute in
-            var column = SchemaLayout.Column(attribute)
-            column.isOptional = entity.tableColumnIsOptional(attribute)
-            return column
-        }
+        // A subclass's column records its attribute's own optionality (the table lets it hold NULL for
+        // the other classes' rows), so that a change of it is a change of the layout.
+        var columns = entity.fetchAttributes.map(SchemaLayout.Column.init)
+        var external = entity.externalAttributes
         var relationships = entity.relationshipList
         if entity.isInHierarchy {
             columns.append(SchemaLayout.Column(name: Schema.Entity.entityColumn, type: "TEXT", isOptional: false, collation: nil))
             for subentity in entity.descendants {
-                relationships += subentity.relationshipList.filter { $0.index >= (subentity.superentity?.properties.count ?? 0) }
+                let inherited = subentity.superentity?.properties.count ?? 0
+                relationships += subentity.relationshipList.filter { $0.index >= inherited }
+                external += subentity.externalAttributes.filter { $0.index >= inherited }
             }
             subentities = entity.descendants.map(\.name).sorted()
         }
         self.columns = columns.sorted { $0.name < $1.name }
-        externalColumns = entity.externalAttributes.map(SchemaLayout.Column.init).sorted { $0.name < $1.name }
+        externalColumns = external.map(SchemaLayout.Column.init).sorted { $0.name < $1.name }
         self.relationships = relationships.map(SchemaLayout.Link.init).sorted { $0.name < $1.name }
         uniqueness = entity.uniquenessConstraints.map { $0.sorted() }.sorted { $0.lexicographicallyPrecedes($1) }
         indices = entity.indices.sorted { $0.lexicographicallyPrecedes($1) }

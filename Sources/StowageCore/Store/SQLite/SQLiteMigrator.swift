@@ -327,15 +327,24 @@ struct LightweightMigration {
             }
             try db.execute(sql: "DROP TABLE \(SQLiteSQL.quote(entity.name))")
         }
+        // A model that became a subclass: its rows are in a table of its own, which the hierarchy's
+        // table does not take in by itself.
+        for entity in schema.entities where entity.superentity != nil && old[entity.name] != nil {
+            throw refusal(entity.name, nil, "\(entity.name) has a table of its own in the store and is now a subclass of \(entity.rootEntity.name), whose table holds every class of the hierarchy; moving its rows there needs a custom MigrationStage that copies them into new models and deletes the old ones in a version where \(entity.name) is not yet a subclass")
+        }
         // A subclass's rows are in its root's table, migrated with the root's.
         for entity in schema.entities where entity.superentity == nil {
             guard let previous = old[entity.name] else {
                 for statement in SQLiteSchema.createStatements(for: entity) { try db.execute(sql: statement) }
+                for subentity in entity.descendants {
+                    for statement in SQLiteSchema.createStatements(for: subentity) { try db.execute(sql: statement) }
+                }
                 continue
             }
             if SchemaLayout.Entity(entity) != previous, try !alterInPlace(entity, from: previous, db) {
                 try rebuild(entity, from: previous, db)
             }
+            try completeSubclasses(of: entity, db)
         }
         try migrateJoinTables(joinTables, db)
     }
@@ -445,8 +454,9 @@ struct LightweightMigration {
             additions.append(SQLiteSchema.entityColumnDefinition(entity))
         }
         for attribute in entity.fetchAttributes {
-            var column = SchemaLayout.Column(attribute)
-            column.isOptional = entity.tableColumnIsOptional(attribute)
+            // Compared as the layout records it; a subclass's column still accepts NULL in the table.
+            let column = SchemaLayout.Column(attribute)
+            let isOptionalInTable = entity.tableColumnIsOptional(attribute)
             if let name = [attribute.name, attribute.originalName].first(where: { unused[$0] != nil }), let old = unused[name] {
                 // A type change is refused by the rebuild, with its message.
                 guard old.type == column.type, old.isOptional == column.isOptional else { return false }
@@ -455,7 +465,7 @@ struct LightweightMigration {
                 continue
             }
             var definition = "\(q(attribute.name)) \(column.type)"
-            if !column.isOptional {
+            if !isOptionalInTable {
                 guard let value = try defaultValue(of: attribute, in: entity), let literal = Self.literal(value) else { return false }
                 definition += " NOT NULL DEFAULT \(literal)"
             }
@@ -471,6 +481,34 @@ struct LightweightMigration {
         for group in entity.uniquenessConstraints { try checkDuplicates(group, of: entity, db) }
         for statement in SQLiteSchema.tableStatements(for: entity).indexes { try db.execute(sql: statement) }
         return true
+    }
+
+    /// Gives the rows of each subclass of a hierarchy what their class's own required attributes need:
+    /// the declared default where the column is `NULL` (a new attribute, or one no longer optional), or a
+    /// refusal when there is none; and creates the side tables of subclasses' external attributes.
+    private func completeSubclasses(of root: Schema.Entity, _ db: Database) throws {
+        let q = SQLiteSQL.quote
+        for subentity in root.descendants {
+            let inherited = subentity.superentity?.properties.count ?? 0
+            let statements = SQLiteSchema.tableStatements(for: subentity)
+            for attribute in subentity.externalAttributes where attribute.index >= inherited {
+                let table = SQLiteSchema.externalTableName(subentity, attribute)
+                if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table]) == 0,
+                   let statement = statements.externalTables[attribute.name] {
+                    try db.execute(sql: statement)
+                }
+            }
+            let classes = subentity.entityNamesForFetch.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(separator: ", ")
+            for attribute in subentity.columnAttributes where attribute.index >= inherited && !attribute.isOptional {
+                let missing = "FROM \(q(root.name)) WHERE \(q(Schema.Entity.entityColumn)) IN (\(classes)) AND \(q(attribute.name)) IS NULL"
+                let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) \(missing)") ?? 0
+                guard rows > 0 else { continue }
+                guard let value = try defaultValue(of: attribute, in: subentity) else {
+                    throw refusal(subentity.name, attribute.name, "\(subentity.name).\(attribute.name) is not optional and has no default value in its declaration, and \(rows) stored \(subentity.name) row(s) have no value for it; declare a default (`var \(attribute.name): … = …`), make it optional, or write a custom MigrationStage")
+                }
+                try db.execute(sql: "UPDATE \(q(root.name)) SET \(q(attribute.name)) = ? WHERE \(q(Schema.Entity.entityColumn)) IN (\(classes)) AND \(q(attribute.name)) IS NULL", arguments: [value])
+            }
+        }
     }
 
     /// A value as an SQL literal, for a column's `DEFAULT`.

@@ -706,6 +706,12 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         let key: Int64
         if try SQLiteStatement.step(statement) {
             key = sqlite3_column_int64(statement, 0)
+        } else if entity.isInHierarchy, !Self.upsertConstraints(entity).isEmpty {
+            // The upsert met a row of another class of the hierarchy, which it does not change.
+            throw StowageError(
+                .constraintViolation,
+                "A new \(entity.name) has the unique values of a stored model of another class of \(entity.tableName)'s hierarchy; an insert cannot change a stored model's class. Delete the stored model first (in an earlier save), or change the values. Nothing was written.",
+                entityName: entity.name)
         } else {
             key = sqlite3_last_insert_rowid(db.sqliteConnection)
         }
@@ -934,9 +940,13 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         sql += columns.isEmpty ? "DEFAULT VALUES" : "(\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
         let constraints = Self.upsertConstraints(entity)
         if !constraints.isEmpty {
-            let assignments = columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            // In a class hierarchy's table an upsert keeps the row's class: it only updates a row of the
+            // inserted model's class, and returns no row otherwise (see `applyInsert`).
+            let entityColumn = SQLiteSQL.quote(Schema.Entity.entityColumn)
+            let assignments = columns.filter { $0 != entityColumn }.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            let sameClass = entity.isInHierarchy ? " WHERE \(entityColumn) = excluded.\(entityColumn)" : ""
             for constraint in constraints {
-                sql += " ON CONFLICT(\(SQLiteSchema.keyList(constraint, of: entity))) DO UPDATE SET \(assignments)"
+                sql += " ON CONFLICT(\(SQLiteSchema.keyList(constraint, of: entity))) DO UPDATE SET \(assignments)\(sameClass)"
             }
         }
         if !constraints.isEmpty {
