@@ -314,7 +314,7 @@ struct LightweightMigration {
             guard let previous = old[entity.name], let stored = previous.subentities else { continue }
             let missing = stored.filter { name in !entity.descendants.contains { $0.name == name } }
             guard !missing.isEmpty else { continue }
-            let names = missing.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(separator: ", ")
+            let names = SQLiteSQL.literalList(missing)
             let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(SQLiteSQL.quote(entity.name)) WHERE \(SQLiteSQL.quote(Schema.Entity.entityColumn)) IN (\(names))") ?? 0
             if rows > 0 {
                 throw refusal(entity.name, nil, "the table \(entity.name) holds \(rows) row(s) of \(missing.joined(separator: ", ")), which the schema does not list; add those model classes to the schema (a subclass is not found from its superclass), or delete their rows first with a custom MigrationStage")
@@ -498,7 +498,7 @@ struct LightweightMigration {
                     try db.execute(sql: statement)
                 }
             }
-            let classes = subentity.entityNamesForFetch.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(separator: ", ")
+            let classes = SQLiteSQL.literalList(subentity.entityNamesForFetch)
             for attribute in subentity.columnAttributes where attribute.index >= inherited && !attribute.isOptional {
                 let missing = "FROM \(q(root.name)) WHERE \(q(Schema.Entity.entityColumn)) IN (\(classes)) AND \(q(attribute.name)) IS NULL"
                 let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) \(missing)") ?? 0
@@ -517,7 +517,7 @@ struct LightweightMigration {
         case .null: "NULL"
         case .int64(let value): String(value)
         case .double(let value): value.isFinite ? "\(value)" : nil
-        case .string(let value): "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+        case .string(let value): SQLiteSQL.literal(value)
         case .blob(let data): "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
         }
     }

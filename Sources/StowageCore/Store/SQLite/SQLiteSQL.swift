@@ -94,6 +94,16 @@ enum SQLiteSQL {
     static let primaryKeyColumn = "_pk"
     static let metadataTable = "_stowage_metadata"
 
+    /// `'text'`: a string literal, quotes doubled (entity names spelled into hierarchy queries).
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
+    /// `'a', 'b'`: string literals for an `IN (…)` list.
+    static func literalList(_ texts: [String]) -> String {
+        texts.map(literal).joined(separator: ", ")
+    }
+
     static func quote(_ identifier: String) -> String {
         // Not `replacingOccurrences`: on Linux it goes through NSString, and every query quotes its columns.
         guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
@@ -139,8 +149,7 @@ enum SQLiteSQL {
     /// hierarchy's table (empty for other entities, whose table holds only their rows).
     static func entityCondition(_ entity: Schema.Entity) -> String {
         guard entity.superentity != nil else { return "" }
-        let names = entity.entityNamesForFetch.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }
-        return quote(Schema.Entity.entityColumn) + " IN (" + names.joined(separator: ", ") + ") AND "
+        return quote(Schema.Entity.entityColumn) + " IN (" + literalList(entity.entityNamesForFetch) + ") AND "
     }
 
     /// Completes a primary-key lookup started by ``primaryKeyLookupPrefix(_:columns:)``.

@@ -53,7 +53,7 @@ enum SQLiteSchema {
     /// The `_entity` column of a hierarchy's table; rows stored before the hierarchy had subclasses are
     /// the root's.
     static func entityColumnDefinition(_ root: Schema.Entity) -> String {
-        "\(SQLiteSQL.quote(Schema.Entity.entityColumn)) TEXT NOT NULL DEFAULT '\(root.name.replacingOccurrences(of: "'", with: "''"))'"
+        "\(SQLiteSQL.quote(Schema.Entity.entityColumn)) TEXT NOT NULL DEFAULT \(SQLiteSQL.literal(root.name))"
     }
 
     /// An entity's indexes (uniqueness constraints, foreign keys, `#Index`) and side tables (by

@@ -925,7 +925,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         var values = Array(repeating: "?", count: columns.count)
         if entity.isInHierarchy {
             columns.append(SQLiteSQL.quote(Schema.Entity.entityColumn))
-            values.append("'" + entity.name.replacingOccurrences(of: "'", with: "''") + "'")
+            values.append(SQLiteSQL.literal(entity.name))
         }
         return (columns, values)
     }
