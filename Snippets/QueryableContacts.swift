@@ -31,7 +31,7 @@ struct ContactFilter: QueryFilter, Codable {
     static let all = ContactFilter()
     var searchString = ""
 
-    func fetchDescriptor(_ dataStore: DataStore) -> FetchDescriptor<ContactModel> {
+    func fetchDescriptor(_ queryStore: QueryStore) -> FetchDescriptor<ContactModel> {
         let text = searchString
         return FetchDescriptor(
             predicate: text.isEmpty ? nil : #Predicate { $0.givenName.localizedStandardContains(text) },
@@ -47,7 +47,7 @@ let url = URL(fileURLWithPath: "contacts.store")
     func print(_ names: [String]) { printed.append(names) }
     // snippet.show
     // snippet.query
-    let store = try DataStore(for: [ContactModel.self], url: url)
+    let store = try QueryStore(for: [ContactModel.self], url: url)
     try store.write { $0.insert(ContactModel(givenName: "Ada", familyName: "Lovelace")) }  // one transaction
     let contacts = try Query<Contact>(.all, in: store)      // follows every context's and process's saves
     contacts.filter.searchString = "ada"                    // runs it again, once
@@ -60,5 +60,5 @@ let searching = Task { @MainActor in try await search() }
 try await Task.sleep(for: .milliseconds(200))
 searching.cancel()
 try await searching.value
-let store = try DataStore(for: [ContactModel.self], url: url)
+let store = try QueryStore(for: [ContactModel.self], url: url)
 expect(try store.fetch(ContactFilter(searchString: "ADA"), as: Contact.self).map(\.givenName) == ["Ada"])

@@ -6,7 +6,7 @@ import Observation
 /// models it reads, and a result of millions of rows is read page by page.
 ///
 /// ```swift
-/// let contacts = try Query<Contact>(.all, in: dataStore)
+/// let contacts = try Query<Contact>(.all, in: queryStore)
 /// contacts.filter.searchString = "ad"     // the seed's `$contacts.searchString` binding
 /// for contact in contacts.results { print(contact.givenName) }
 /// for await results in contacts.updates() { render(results) }
@@ -17,7 +17,7 @@ import Observation
 /// main actor in an app), it updates there by itself.
 public final class Query<T: Queryable>: Observable {
     /// The data store the query reads.
-    public let dataStore: DataStore
+    public let queryStore: QueryStore
     /// The observer behind the query (its descriptor is the filter's: not for changing).
     let observer: ResultsObserver<T.Filter.ResultType, Never>
     private let registrar = ObservationRegistrar()
@@ -26,11 +26,11 @@ public final class Query<T: Queryable>: Observable {
     /// A live query of the values matching `filter`, in the caller's isolation.
     ///
     /// - Throws: What the first fetch throws (an unsupported predicate, a store error).
-    public init(_ filter: T.Filter, in dataStore: DataStore, isolation: isolated (any Actor)? = #isolation) throws {
-        self.dataStore = dataStore
+    public init(_ filter: T.Filter, in queryStore: QueryStore, isolation: isolated (any Actor)? = #isolation) throws {
+        self.queryStore = queryStore
         currentFilter = filter
         observer = try ResultsObserver(
-            fetchDescriptor: filter.fetchDescriptor(dataStore), modelContext: dataStore.viewContext, isolation: isolation)
+            fetchDescriptor: filter.fetchDescriptor(queryStore), modelContext: queryStore.viewContext, isolation: isolation)
     }
 
     /// The filter. Setting a different one runs the query again before the setter returns; setting an
@@ -43,7 +43,7 @@ public final class Query<T: Queryable>: Observable {
         set {
             guard newValue != currentFilter else { return }
             registrar.withMutation(of: self, keyPath: \.filter) { currentFilter = newValue }
-            observer.fetchDescriptor = newValue.fetchDescriptor(dataStore)
+            observer.fetchDescriptor = newValue.fetchDescriptor(queryStore)
         }
     }
 

@@ -32,7 +32,7 @@ public protocol Queryable {
 /// struct ContactFilter: QueryFilter {
 ///     static let all = ContactFilter()
 ///     var searchString = ""
-///     func fetchDescriptor(_ dataStore: DataStore) -> FetchDescriptor<ContactModel> {
+///     func fetchDescriptor(_ queryStore: QueryStore) -> FetchDescriptor<ContactModel> {
 ///         let text = searchString
 ///         return FetchDescriptor(
 ///             predicate: text.isEmpty ? nil : #Predicate { $0.givenName.localizedStandardContains(text) },
@@ -45,5 +45,5 @@ public protocol QueryFilter: Equatable {
     associatedtype ResultType: PersistentModel
     /// The descriptor that selects and orders the models. The seed's `fetchRequest(_:)`; the data store
     /// is passed in for filters that need what it knows (the seed's cached information).
-    func fetchDescriptor(_ dataStore: DataStore) -> FetchDescriptor<ResultType>
+    func fetchDescriptor(_ queryStore: QueryStore) -> FetchDescriptor<ResultType>
 }

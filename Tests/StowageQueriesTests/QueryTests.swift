@@ -2,7 +2,7 @@ import Foundation
 import StowageQueries
 import Testing
 
-@Suite("DataStore and QueryResults")
+@Suite("QueryStore and QueryResults")
 struct DataStoreTests {
     @Test func fetchMakesValuesInTheFiltersOrderAndSeveralTypesProjectOneModel() throws {
         let store = try makeStore([("b", 2), ("a", 2), ("c", 1), ("d", 3)])
@@ -33,7 +33,7 @@ struct DataStoreTests {
 
     @Test func iteratingSkipsAModelDeletedAfterTheFetch() throws {
         let store = try makeStore([("a", 1), ("b", 2), ("c", 3)])
-        let values = try DataStore(container: store.container).fetch(.all, as: NoteValue.self)
+        let values = try QueryStore(container: store.container).fetch(.all, as: NoteValue.self)
         let other = ModelContext(store.container)
         try other.delete(model: Note.self, where: #Predicate { $0.title == "b" })
         try other.save()
@@ -45,7 +45,7 @@ struct DataStoreTests {
 
     @Test func resultsAreLazy() throws {
         let filled = try makeStore((0..<2_000).map { ("n\($0)", $0) })
-        let store = DataStore(container: filled.container)
+        let store = QueryStore(container: filled.container)
         let values = try store.fetch(.all, as: NoteValue.self)
         #expect(values.count == 2_000)
         // Only the batch holding the element read is loaded into the context.

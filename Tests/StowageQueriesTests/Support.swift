@@ -37,7 +37,7 @@ struct NoteFilter: QueryFilter, Codable {
     var minimumPriority = 0
     var descending = false
 
-    func fetchDescriptor(_ dataStore: DataStore) -> FetchDescriptor<Note> {
+    func fetchDescriptor(_ queryStore: QueryStore) -> FetchDescriptor<Note> {
         let minimum = minimumPriority
         return FetchDescriptor(
             predicate: #Predicate { $0.priority >= minimum },
@@ -45,8 +45,8 @@ struct NoteFilter: QueryFilter, Codable {
     }
 }
 
-func makeStore(_ notes: [(String, Int)] = []) throws -> DataStore {
-    let store = try DataStore(for: [Note.self], url: nil)
+func makeStore(_ notes: [(String, Int)] = []) throws -> QueryStore {
+    let store = try QueryStore(for: [Note.self], url: nil)
     try store.write { context in
         for (title, priority) in notes { context.insert(Note(title: title, priority: priority)) }
     }

@@ -189,15 +189,60 @@ public final class ModelContainer: Sendable {
         return assignments.map { configuration, types in (configuration, Schema(types, version: schema.version)) }
     }
 
-    /// A container over a store made elsewhere (a migration stage's).
-    init(schema: Schema, store: any ModelStore) {
+    /// A container over a store made elsewhere (a migration stage's, a custom data store's).
+    init(schema: Schema, store: any ModelStore, configurationName: String? = nil) {
         self.schema = schema
         self.configurations = []
         self.saveRefusal = nil
         self.readOnlyEntities = [:]
         self.migrationPlan = nil
         self.store = store
-        self.storeIdentifiersByConfiguration = []
+        self.storeIdentifiersByConfiguration = configurationName.map { name in
+            schema.entities.first.map { [(name, store.identifier(for: $0))] } ?? []
+        } ?? []
+    }
+
+    /// Creates a container for model types over the stores of any configurations: Stowage's
+    /// ``ModelConfiguration``s, or the configuration of a custom ``DataStore``.
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(for: Trip.self, configurations: JSONStoreConfiguration(...))
+    /// ```
+    ///
+    /// - Throws: What ``init(for:configurations:)-(Schema,_)`` throws.
+    @_disfavoredOverload
+    public convenience init(for forTypes: any PersistentModel.Type..., configurations: any DataStoreConfiguration...) throws {
+        try self.init(for: Schema(forTypes), configurations: configurations)
+    }
+
+    /// Creates a container for a schema over the stores of any configurations.
+    ///
+    /// ``ModelConfiguration``s open Stowage's stores, as ``init(for:migrationPlan:configurations:)-(_,_,[ModelConfiguration])``
+    /// does. Another configuration opens its own store: the container checks it (`validate()`), gives
+    /// it the container's schema when it names none, and creates its ``DataStoreConfiguration/Store``,
+    /// which holds every model of the schema. A custom store is a container's only store.
+    ///
+    /// - Throws: ``StowageError`` (`SwiftDataError.duplicateConfiguration`) for a custom configuration
+    ///   beside others, and what the configuration's `validate()` and its store's initializer throw.
+    @_disfavoredOverload
+    public convenience init(for givenSchema: Schema, configurations: [any DataStoreConfiguration]) throws {
+        let own = configurations.compactMap { $0 as? ModelConfiguration }
+        if own.count == configurations.count {
+            try self.init(for: givenSchema, migrationPlan: nil, configurations: own)
+            return
+        }
+        guard configurations.count == 1, let configuration = configurations.first else {
+            throw StowageError(
+                .duplicateConfiguration,
+                "A container over a custom data store has that store only; these configurations name several stores: \(configurations.map(\.name).joined(separator: ", ")).")
+        }
+        if let problem = givenSchema.problems.first { throw problem }
+        func open<Configuration: DataStoreConfiguration>(_ configuration: Configuration) throws -> any ModelStore {
+            var configuration = configuration
+            if configuration.schema == nil { configuration.schema = givenSchema }
+            return try DataStoreAdapter<Configuration.Store>(configuration, migrationPlan: nil)
+        }
+        self.init(schema: givenSchema, store: try open(configuration), configurationName: configuration.name)
     }
 
     /// Early SwiftData's spelling, used by the seed articles: `ModelContainer(for: Budget.self, ModelConfiguration(inMemory: true))`.

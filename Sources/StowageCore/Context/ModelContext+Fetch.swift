@@ -204,7 +204,7 @@ extension ModelContext {
         guard let entity = schema.entitiesByName[persistentModelID.entityName] else {
             preconditionFailure("model(for:): \(persistentModelID) names the entity \(persistentModelID.entityName), which is not part of this container's schema.")
         }
-        if let pk = persistentModelID.primaryKey, persistentModelID.storeIdentifier == store.identifier(for: entity),
+        if let pk = persistentModelID.rowKey, persistentModelID.storeIdentifier == store.identifier(for: entity),
            let model = try? fetchObjects(StoreQuery(entity: entity, primaryKeys: [pk])).first {
             return model
         }
@@ -365,10 +365,13 @@ struct FetchRequest {
     @usableFromInline let includePendingChanges: Bool
     @usableFromInline let propertiesToFetch: [AnyKeyPath]
     @usableFromInline let prefetchesRelationships: Bool
+    /// The descriptor itself, for a custom data store (which takes it as it is).
+    @usableFromInline let descriptor: Any
 
     @inlinable
     init<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) {
         modelType = T.self
+        self.descriptor = descriptor
         if let predicate = descriptor.predicate {
             self.predicate = (predicate.expression, predicate.variable.key)
         } else {
@@ -405,7 +408,13 @@ struct FetchPlan {
         let strict = context.requiresSQLTranslation
         var query = StoreQuery(entity: entity)
         var evaluateInSwift = false
-        if let predicate = request.predicate {
+        let takesDescriptors = context.store.acceptsDescriptors
+        if takesDescriptors {
+            // A custom data store gets the descriptor; Swift evaluates the predicate and the sort over what
+            // it returns, whether or not the store applied them.
+            query.descriptor = request.descriptor
+            evaluateInSwift = request.predicate != nil
+        } else if let predicate = request.predicate {
             let translation = try PredicateTranslator.translate(
                 predicate.expression, variable: predicate.variable, entity: entity,
                 storeIdentifier: context.store.identifier(for: entity), strict: strict)
@@ -414,8 +423,8 @@ struct FetchPlan {
             query.template = translation.template
             evaluateInSwift = !translation.isComplete
         }
-        var sortInSwift = false
-        if !request.sorts.isEmpty {
+        var sortInSwift = takesDescriptors && !request.sorts.isEmpty
+        if !request.sorts.isEmpty && !takesDescriptors {
             if let terms = try SortTranslator.translate(request.sorts, entity: entity, strict: strict) {
                 query.sort = terms
             } else {

@@ -21,7 +21,8 @@ extension ModelContext {
     ///   changes, and should start again from the current data and a new token.
     ///   `.invalidTransactionFetchRequest` for a transaction type other than ``DefaultHistoryTransaction``.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
-        try selectHistory(Self.defaultDescriptor(descriptor), withChanges: true) as! [T]
+        if let custom = container.store as? any CustomStoreHistory { return try custom.fetchHistory(descriptor) }
+        return try selectHistory(Self.defaultDescriptor(descriptor), withChanges: true) as! [T]
     }
 
     /// Deletes the transactions of the history that `descriptor` selects (its `fetchLimit` applies),
@@ -35,6 +36,7 @@ extension ModelContext {
         if let refusal = container.saveRefusal {
             throw StowageError(.readOnlyStore, "\(refusal), so its history cannot be deleted. Nothing was deleted.")
         }
+        if let custom = container.store as? any CustomStoreHistory { return try custom.deleteHistory(descriptor) }
         let selected = try selectHistory(Self.defaultDescriptor(descriptor), withChanges: false)
         for store in container.store.sqliteStores {
             try store.deleteHistory(selected.filter { $0.storeIdentifier == store.identifier }.map(\.transactionIdentifier))

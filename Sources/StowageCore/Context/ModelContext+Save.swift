@@ -48,6 +48,7 @@ extension ModelContext {
         var changes = ChangeSet()
         changes.removed = goingAway
         changes.author = author
+        changes.editingStateID = editingStateID
         let insertedModels = inserted.models.filter { !goingAway.contains(ObjectIdentifier($0)) }
         let cascadedRows = cascade.filter { $0.persistentBackingData.state == .persisted }
         for model in insertedModels {

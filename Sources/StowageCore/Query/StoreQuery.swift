@@ -21,6 +21,9 @@ struct StoreQuery {
     var foreignKeys: [Schema.Relationship]
     /// Restricts the query to these rows.
     var primaryKeys: [Int64]?
+    /// The `FetchDescriptor` the query comes from, for a store that takes descriptors rather than
+    /// filters (a custom ``DataStore``; see ``ModelStore/acceptsDescriptors``).
+    var descriptor: Any?
 
     /// Whether the query reads every column of the entity's rows, in the entity's order (not a partial
     /// fetch, nor the columns of a sort read in the sort's order, which a full-row read would return
@@ -111,6 +114,8 @@ struct ChangeSet {
     var removed: Set<ObjectIdentifier> = []
     /// The ``ModelContext/author`` recorded in the history.
     var author: String?
+    /// The identity of the saving context's ``ModelContext/editingState``.
+    var editingStateID: UUID?
 }
 
 /// What a store reports back from a save.
@@ -150,9 +155,15 @@ protocol ModelStore: AnyObject, Sendable {
     func eraseAll(_ erased: inout [String]) throws
     /// The SQLite stores (one per configuration), for what each keeps on its own (history).
     var sqliteStores: [SQLiteStore] { get }
+    /// Whether the store reads ``StoreQuery/descriptor`` rather than translated filters and sorts: the
+    /// context then runs predicates and sorts in Swift over what it returns.
+    var acceptsDescriptors: Bool { get }
 }
 
 extension ModelStore {
+    /// Stowage's own stores take translated queries.
+    var acceptsDescriptors: Bool { false }
+
     /// Frees what the stores can after a read ran out of memory: their idle read connections, with
     /// their caches and prepared statements (reopened on demand).
     func releaseMemory() {

@@ -178,6 +178,8 @@ protocol AttributeAccessor: AnyObject {
     func load(_ value: StorageValue, into model: AnyObject) throws
     /// Sets the model's storage from a stored value and notifies observers when the value changed.
     func refresh(_ value: StorageValue, into model: AnyObject) throws
+    /// Sets the property through its setter, as code assigning it does (tracked, observed).
+    func assign(_ value: StorageValue, to model: AnyObject) throws
     /// Forgets the model's value, so that the next read loads it again.
     func unload(_ model: AnyObject)
     /// The model's current storage, for rollback.
@@ -245,6 +247,11 @@ final class TypedAttributeAccessor<Root: PersistentModel, Value>: AttributeAcces
 
     func decode(_ value: StorageValue) throws -> Any { try codec.decodeValue(value) }
 
+    func assign(_ value: StorageValue, to model: AnyObject) throws {
+        guard let writable = keyPath as? ReferenceWritableKeyPath<Root, Value> else { return }
+        unsafeDowncast(model, to: Root.self)[keyPath: writable] = try codec.decodeValue(value)
+    }
+
     func restore(_ snapshot: Any, into model: AnyObject) {
         let object = unsafeDowncast(model, to: Root.self)
         let value: Value? = snapshot is NotLoadedSnapshot ? nil : (snapshot as! Value)
@@ -292,6 +299,7 @@ private final class UnboundAttributeAccessor: AttributeAccessor {
     func read(_ model: AnyObject) throws -> StorageValue { .null }
     func load(_ value: StorageValue, into model: AnyObject) throws {}
     func refresh(_ value: StorageValue, into model: AnyObject) throws {}
+    func assign(_ value: StorageValue, to model: AnyObject) throws {}
     func unload(_ model: AnyObject) {}
     func snapshot(_ model: AnyObject) -> Any { () }
     func decode(_ value: StorageValue) throws -> Any { () }

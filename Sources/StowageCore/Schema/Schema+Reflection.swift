@@ -269,3 +269,10 @@ final class ProbeDecoder: Decoder {
 
     static let unsupported = DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not followed by the schema probe"))
 }
+
+extension Schema {
+    /// The name of the entity of a model type: the class's name.
+    public static func entityName(for type: any PersistentModel.Type) -> String {
+        String(describing: type)
+    }
+}

@@ -196,6 +196,9 @@ protocol RelationshipAccessor: AnyObject {
     func setRelated(_ objects: [AnyObject], in model: AnyObject)
     /// Sets the related objects as loaded from the store, without notifying observers.
     func load(_ objects: [AnyObject], into model: AnyObject)
+    /// Sets the relationship through the model's setter, as code assigning it does (inverses kept in
+    /// step, the change tracked and observed).
+    func assign(_ objects: [AnyObject], to model: AnyObject)
     /// `\[Destination].isEmpty`, to recognise it in predicates (`nil` for to-one relationships).
     var isEmptyKeyPath: AnyKeyPath? { get }
     /// `\[Destination].count`, to recognise it in predicates (`nil` for to-one relationships).
@@ -243,6 +246,10 @@ final class ToOneAccessor<Root: PersistentModel, Destination: PersistentModel>: 
     func load(_ objects: [AnyObject], into model: AnyObject) {
         storage[model] = .some(objects.first.map { unsafeDowncast($0, to: Destination.self) })
     }
+    func assign(_ objects: [AnyObject], to model: AnyObject) {
+        guard let writable = keyPath as? ReferenceWritableKeyPath<Root, Destination?> else { return }
+        unsafeDowncast(model, to: Root.self)[keyPath: writable] = objects.first.map { unsafeDowncast($0, to: Destination.self) }
+    }
 }
 
 final class ToManyAccessor<Root: PersistentModel, Destination: PersistentModel>: RelationshipAccessor {
@@ -271,6 +278,10 @@ final class ToManyAccessor<Root: PersistentModel, Destination: PersistentModel>:
     }
     func load(_ objects: [AnyObject], into model: AnyObject) {
         storage[model] = objects.map { unsafeDowncast($0, to: Destination.self) }
+    }
+    func assign(_ objects: [AnyObject], to model: AnyObject) {
+        guard let writable = keyPath as? ReferenceWritableKeyPath<Root, [Destination]> else { return }
+        unsafeDowncast(model, to: Root.self)[keyPath: writable] = objects.map { unsafeDowncast($0, to: Destination.self) }
     }
 }
 
@@ -301,5 +312,9 @@ final class OptionalToManyAccessor<Root: PersistentModel, Destination: Persisten
     }
     func load(_ objects: [AnyObject], into model: AnyObject) {
         storage[model] = .some(objects.map { unsafeDowncast($0, to: Destination.self) })
+    }
+    func assign(_ objects: [AnyObject], to model: AnyObject) {
+        guard let writable = keyPath as? ReferenceWritableKeyPath<Root, [Destination]?> else { return }
+        unsafeDowncast(model, to: Root.self)[keyPath: writable] = objects.map { unsafeDowncast($0, to: Destination.self) }
     }
 }

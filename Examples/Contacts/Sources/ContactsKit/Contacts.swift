@@ -3,7 +3,7 @@ import Foundation
 import StowageQueries
 
 /// The Contacts command-line program (seed 003): contacts read as immutable ``Contact`` values
-/// through a ``DataStore``, with a ``ContactFilter`` and a live ``Query``.
+/// through a ``QueryStore``, with a ``ContactFilter`` and a live ``Query``.
 ///
 /// ```swift
 /// exit(await Contacts.runAsync(Array(CommandLine.arguments.dropFirst())))
@@ -67,7 +67,7 @@ public enum Contacts {
     /// - Throws: ``ContactsError`` `.invalidName` for a blank given name (nothing is written),
     ///   `.store` when the save fails.
     @discardableResult
-    static func add(_ givenName: String, _ familyName: String?, to store: DataStore) throws -> Contact {
+    static func add(_ givenName: String, _ familyName: String?, to store: QueryStore) throws -> Contact {
         let given = givenName.trimmingCharacters(in: .whitespaces)
         guard !given.isEmpty else {
             throw ContactsError(.invalidName, "a contact needs a given name. Usage: contacts add <given name> [family name]")
@@ -83,7 +83,7 @@ public enum Contacts {
     }
 
     /// The contacts matching `filter`, read as values when used.
-    static func fetch<T: Queryable>(_ filter: ContactFilter, from store: DataStore, as type: T.Type = Contact.self) throws -> QueryResults<T> where T.Filter == ContactFilter {
+    static func fetch<T: Queryable>(_ filter: ContactFilter, from store: QueryStore, as type: T.Type = Contact.self) throws -> QueryResults<T> where T.Filter == ContactFilter {
         do {
             return try store.fetch(filter, as: type)
         } catch {
@@ -91,7 +91,7 @@ public enum Contacts {
         }
     }
 
-    static func storedCount(in store: DataStore) throws -> Int {
+    static func storedCount(in store: QueryStore) throws -> Int {
         do {
             return try store.count(ContactFilter.all)
         } catch {
@@ -104,7 +104,7 @@ public enum Contacts {
     static let fillFamilyNames = ["Lovelace", "Turing", "Hopper", "Liskov", "Dijkstra", "Knuth", "Allen", "Backus", "Perlman", "Thompson"]
 
     /// Adds `count` generated contacts, saving every 10,000 (memory stays flat however many).
-    static func fill(_ count: Int, into store: DataStore) throws {
+    static func fill(_ count: Int, into store: QueryStore) throws {
         do {
             var added = 0
             while added < count {
@@ -129,9 +129,9 @@ public enum Contacts {
     }
 
     /// Opens (creating if needed) the store at `url`.
-    static func openDataStore(at url: URL) throws -> DataStore {
+    static func openDataStore(at url: URL) throws -> QueryStore {
         do {
-            return try DataStore(for: [ContactModel.self], url: url)
+            return try QueryStore(for: [ContactModel.self], url: url)
         } catch {
             throw ContactsError.store(openingAt: url, error)
         }

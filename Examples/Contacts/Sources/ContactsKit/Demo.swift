@@ -28,7 +28,7 @@ struct Demo {
         // Whatever happens, the demo's contacts go (the store is left as the demo found it).
         defer { try? Self.delete(added, from: store) }
 
-        console.writeStep(1, "Add \(Self.contacts.count) contacts through the DataStore: one write, one transaction")
+        console.writeStep(1, "Add \(Self.contacts.count) contacts through the QueryStore: one write, one transaction")
         let models = Self.contacts.map { ContactModel(givenName: $0.0, familyName: $0.1) }
         try store.write { context in models.forEach(context.insert) }
         added = models.map(\.persistentModelID)
@@ -107,7 +107,7 @@ struct Demo {
     private func say(_ line: String) { console.write(line) }
 
     /// Deletes the contacts `ids` name, in one write.
-    private static func delete(_ ids: [PersistentIdentifier], from store: DataStore) throws {
+    private static func delete(_ ids: [PersistentIdentifier], from store: QueryStore) throws {
         try store.write { context in
             for id in ids { if let model = context.model(for: id) as? ContactModel { context.delete(model) } }
         }

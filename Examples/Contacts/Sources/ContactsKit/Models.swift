@@ -84,7 +84,7 @@ public struct ContactFilter: QueryFilter, Codable, Sendable {
         self.order = order
     }
 
-    public func fetchDescriptor(_ dataStore: DataStore) -> FetchDescriptor<ContactModel> {
+    public func fetchDescriptor(_ queryStore: QueryStore) -> FetchDescriptor<ContactModel> {
         let text = searchString.trimmingCharacters(in: .whitespaces)
         let sort = order == .added ? [] : [SortDescriptor(\ContactModel.givenName), SortDescriptor(\ContactModel.familyName)]
         guard !text.isEmpty else { return FetchDescriptor(sortBy: sort) }

@@ -10,7 +10,7 @@ import StowageQueries
 /// `data_version` every 20 ms); the loop below only waits.
 @MainActor
 struct Search {
-    let store: DataStore
+    let store: QueryStore
     let console: Console
 
     /// Runs until `input` ends.

@@ -52,7 +52,7 @@ import Testing
         #expect(await contacts("--store", store, "list", "love").transcript.output == ["1 contact matching \"love\":", "  Ada Lovelace"])
         #expect(await contacts("--store", store, "list", "xyz").transcript.output == ["0 contacts matching \"xyz\"."])
         // What was written is in the file: a new container (as a new process would) reads it.
-        let reopened = try DataStore(for: [ContactModel.self], url: URL(fileURLWithPath: store))
+        let reopened = try QueryStore(for: [ContactModel.self], url: URL(fileURLWithPath: store))
         #expect(names(try reopened.fetch(.all, as: Contact.self)) == ["Ada Lovelace", "Grace"])
     }
 
@@ -96,7 +96,7 @@ import Testing
         let store = directory.path("c.store")
         let result = await contacts("--store", store, "fill", "12345")
         #expect(result.transcript.output == ["Added 12345 contacts; the store has 12345 contacts."])
-        let reopened = try DataStore(for: [ContactModel.self], url: URL(fileURLWithPath: store))
+        let reopened = try QueryStore(for: [ContactModel.self], url: URL(fileURLWithPath: store))
         #expect(try reopened.count(ContactFilter(searchString: "Ada")) == 1235)
     }
 

@@ -9,7 +9,7 @@ import Testing
         [
             "Contacts demo. Store: \(store)",
             "",
-            "1. Add 6 contacts through the DataStore: one write, one transaction",
+            "1. Add 6 contacts through the QueryStore: one write, one transaction",
             "   Added Ada Lovelace, Alan Turing, Grace Hopper, Adele Goldberg, Barbara Liskov, Edsger Dijkstra.",
             "",
             "2. Read them as values: Contact, and ContactInitials, a second projection of the same model",
@@ -55,7 +55,7 @@ import Testing
         #expect(first.transcript.output == Self.expectedTranscript(store: store))
         let second = await contacts("--store", store, "demo")
         #expect(second.transcript.output == Self.expectedTranscript(store: store), "the demo left the store as it found it")
-        let reopened = try DataStore(for: [ContactModel.self], url: URL(fileURLWithPath: store))
+        let reopened = try QueryStore(for: [ContactModel.self], url: URL(fileURLWithPath: store))
         #expect(try reopened.count(ContactFilter.all) == 0)
     }
 }

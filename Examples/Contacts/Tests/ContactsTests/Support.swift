@@ -13,8 +13,8 @@ extension TemporaryDirectory {
 }
 
 /// A data store on a fresh in-memory container.
-func makeInMemoryStore() throws -> DataStore {
-    try DataStore(for: [ContactModel.self], url: nil)
+func makeInMemoryStore() throws -> QueryStore {
+    try QueryStore(for: [ContactModel.self], url: nil)
 }
 
 /// Runs a Contacts command line (with `input` as its standard input) and returns its exit status with

@@ -97,22 +97,47 @@ enum SQLiteStatement {
     }
 }
 
-/// A row as the store returns it, the current row of a statement: the primary key in column 0, then the
-/// query's attributes (index 0 is column 1).
+/// A row as a store returns it: the primary key in column 0, then the query's attributes (index 0 is
+/// column 1). Either the current row of a SQLite statement, or values a store decoded itself (a
+/// PostgreSQL row, a custom data store's snapshot), laid out the same way.
 ///
 /// Besides ``value(at:)``, a row reads the common storage classes typed, without building a
 /// ``StorageValue``: the column loaders `@Model` specialises (see `AttributeOperations`) try the typed
 /// read of their type first, which saves an enum, a copy and a release per column. A concrete type, not
 /// a protocol: those loaders run for every column of every row, and an existential row cost a
-/// projection and a witness call per column.
+/// projection and a witness call per column. The values are borrowed, not retained: a row made from
+/// values is valid only inside the call that receives it.
 @usableFromInline
-struct StoreRow {
-    let statement: OpaquePointer
-    var primaryKey: Int64 { sqlite3_column_int64(statement, 0) }
+package struct StoreRow {
+    /// The SQLite statement positioned on the row, or `nil` for a row of values.
+    @usableFromInline let statement: OpaquePointer?
+    /// The row's values, primary key first, when it is not a SQLite row.
+    @usableFromInline let values: UnsafePointer<StorageValue>?
+
+    init(statement: OpaquePointer) {
+        self.statement = statement
+        self.values = nil
+    }
+
+    /// A row over `values` (the primary key as an integer first, then the query's columns), valid while
+    /// the buffer is.
+    package init(values: UnsafeBufferPointer<StorageValue>) {
+        self.statement = nil
+        self.values = values.baseAddress
+    }
+
+    package var primaryKey: Int64 {
+        if let statement { return sqlite3_column_int64(statement, 0) }
+        if case .integer(let key) = values.unsafelyUnwrapped[0] { return key }
+        preconditionFailure("Stowage internal error: a row of values without an integer primary key")
+    }
 
     /// The stored value of the query's attribute at `index`.
     @usableFromInline
-    func value(at index: Int) -> StorageValue { SQLiteStatement.column(Int32(index + 1), of: statement) }
+    package func value(at index: Int) -> StorageValue {
+        if let statement { return SQLiteStatement.column(Int32(index + 1), of: statement) }
+        return values.unsafelyUnwrapped[index + 1]
+    }
 
     // Each read looks the column's value up once (`sqlite3_column_value`) and reads its type and
     // content from it: every `sqlite3_column_*` call repeats the lookup. SQLite calls such a value
@@ -122,6 +147,10 @@ struct StoreRow {
     /// The value at `index` when it is stored as an integer, otherwise `nil`.
     @usableFromInline
     func integer(at index: Int) -> Int64? {
+        guard let statement else {
+            if case .integer(let number) = values.unsafelyUnwrapped[index + 1] { return number }
+            return nil
+        }
         guard let value = sqlite3_column_value(statement, Int32(index + 1)), sqlite3_value_type(value) == SQLITE_INTEGER else { return nil }
         return sqlite3_value_int64(value)
     }
@@ -129,6 +158,10 @@ struct StoreRow {
     /// The value at `index` when it is stored as a real number, otherwise `nil`.
     @usableFromInline
     func real(at index: Int) -> Double? {
+        guard let statement else {
+            if case .real(let number) = values.unsafelyUnwrapped[index + 1] { return number }
+            return nil
+        }
         guard let value = sqlite3_column_value(statement, Int32(index + 1)), sqlite3_value_type(value) == SQLITE_FLOAT else { return nil }
         return sqlite3_value_double(value)
     }
@@ -136,6 +169,10 @@ struct StoreRow {
     /// The value at `index` when it is stored as text, otherwise `nil`.
     @usableFromInline
     func text(at index: Int) -> String? {
+        guard let statement else {
+            if case .text(let string) = values.unsafelyUnwrapped[index + 1] { return string }
+            return nil
+        }
         guard let value = sqlite3_column_value(statement, Int32(index + 1)), sqlite3_value_type(value) == SQLITE_TEXT else { return nil }
         return SQLiteStatement.text(of: value)
     }

@@ -1,17 +1,21 @@
 import Foundation
 
-/// The data layer of an app built on ``Queryable`` values (seed 003's `DataStore`): it owns the
-/// container and the context that values are read from, and every change goes through it, so the rest
-/// of the app never handles a context.
+/// The data layer of an app built on ``Queryable`` values: it owns the container and the context that
+/// values are read from, and every change goes through it, so the rest of the app never handles a
+/// context.
+///
+/// Seed 003 calls this layer `DataStore`. In SwiftData that name is the protocol a storage backend
+/// adopts (a JSON file, a server), which `import Stowage` provides too: this layer sits above the
+/// container, that protocol below it, so the two names are kept apart.
 ///
 /// ```swift
-/// let store = try DataStore(for: [ContactModel.self], url: storeURL)
+/// let store = try QueryStore(for: [ContactModel.self], url: storeURL)
 /// try store.write { context in context.insert(ContactModel(givenName: "Ada")) }
 /// let contacts = try store.fetch(ContactFilter.all, as: Contact.self)
 /// ```
 ///
 /// A data store is used in one isolation, like the context it holds (the main actor in an app).
-public final class DataStore {
+public final class QueryStore {
     /// The container whose store holds the models.
     public let container: ModelContainer
     /// The context that queries read and ``write(_:)`` changes (the seed's `viewContext`).
