@@ -32,11 +32,14 @@ let package = Package(
         .library(name: "StowageQueries", targets: ["StowageQueries"]),
         // `import SwiftData` on platforms without Apple's SwiftData (see `withoutSwiftData` above).
         .library(name: "SwiftData", targets: ["SwiftData"]),
+        // The PostgreSQL store (`PostgresConfiguration`): the only product that builds postgres-nio.
+        .library(name: "StowagePostgres", targets: ["StowagePostgres"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         swiftSyntax,
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // `swift package generate-documentation` (.ci/docs builds the documentation with docc directly).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -63,6 +66,10 @@ let package = Package(
         .target(name: "Stowage", dependencies: ["StowageCore", "StowageMacros"]),
         // Queryable/QueryFilter/QueryResults/Query, WrappedID and the mock-friendly value protocols.
         .target(name: "StowageQueries", dependencies: ["Stowage"]),
+        // The PostgreSQL store's connections (postgres-nio); the store itself is in StowageCore, beside SQLite's.
+        .target(
+            name: "StowagePostgres",
+            dependencies: ["Stowage", "StowageCore", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // `@_exported import Stowage` under the name SwiftData, on platforms without Apple's SwiftData.
         .target(name: "SwiftData", dependencies: [.target(name: "Stowage", condition: .when(platforms: withoutSwiftData))]),
 
@@ -92,6 +99,10 @@ let package = Package(
             dependencies: ["Stowage", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "StowageModelTests", dependencies: ["Stowage"]),
+        // Against a real PostgreSQL server: STOWAGE_TEST_POSTGRES_URL, or a throwaway cluster the tests start.
+        .testTarget(
+            name: "StowagePostgresTests",
+            dependencies: ["StowagePostgres", "ReopenFixtures", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The model layers of open-source SwiftData apps, in their spellings, through `import SwiftData`;
         // Swift 5 language mode, as those apps are (`static var versionIdentifier = ...` is an error in Swift 6).
         .testTarget(

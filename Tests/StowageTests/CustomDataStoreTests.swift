@@ -2,10 +2,10 @@ import Foundation
 import Stowage
 import Testing
 
-// Models of the custom-store tests: a shelf of books, with a subclass.
-@Model final class Shelf {
+// Models of the custom-store tests: a bookcase of books, with a subclass.
+@Model final class Bookcase {
     var label: String
-    @Relationship(deleteRule: .cascade, inverse: \Volume.shelf) var volumes: [Volume] = []
+    @Relationship(deleteRule: .cascade, inverse: \Volume.bookcase) var volumes: [Volume] = []
     init(label: String) { self.label = label }
 }
 
@@ -14,7 +14,7 @@ import Testing
     var pages: Int
     var price: Decimal
     var added: Date
-    var shelf: Shelf?
+    var bookcase: Bookcase?
     init(title: String, pages: Int, price: Decimal = 0, added: Date = Date(timeIntervalSinceReferenceDate: 0)) {
         self.title = title
         self.pages = pages
@@ -151,17 +151,17 @@ final class WrappingStore: DataStore {
 
 @Suite("Custom data stores")
 struct CustomDataStoreTests {
-    private func container(_ configuration: MemoryStoreConfiguration, _ types: [any PersistentModel.Type] = [Shelf.self, Volume.self, Atlas.self]) throws -> ModelContainer {
+    private func container(_ configuration: MemoryStoreConfiguration, _ types: [any PersistentModel.Type] = [Bookcase.self, Volume.self, Atlas.self]) throws -> ModelContainer {
         try ModelContainer(for: Schema(types), configurations: [configuration])
     }
 
     private func filled(_ configuration: MemoryStoreConfiguration) throws {
         let context = ModelContext(try container(configuration))
-        let shelf = Shelf(label: "Travel")
-        context.insert(shelf)
-        shelf.volumes.append(Volume(title: "Lyon", pages: 120, price: Decimal(string: "12.34")!))
-        shelf.volumes.append(Atlas(title: "Alps", pages: 300, region: "Europe"))
-        shelf.volumes.append(Volume(title: "Oslo", pages: 80))
+        let bookcase = Bookcase(label: "Travel")
+        context.insert(bookcase)
+        bookcase.volumes.append(Volume(title: "Lyon", pages: 120, price: Decimal(string: "12.34")!))
+        bookcase.volumes.append(Atlas(title: "Alps", pages: 300, region: "Europe"))
+        bookcase.volumes.append(Volume(title: "Oslo", pages: 80))
         context.insert(Volume(title: "Loose", pages: 10))
         try context.save()
     }
@@ -170,7 +170,7 @@ struct CustomDataStoreTests {
         let configuration = MemoryStoreConfiguration()
         try filled(configuration)
         // Another container, the models listed in another order.
-        let context = ModelContext(try container(configuration, [Atlas.self, Volume.self, Shelf.self]))
+        let context = ModelContext(try container(configuration, [Atlas.self, Volume.self, Bookcase.self]))
         var descriptor = FetchDescriptor<Volume>(predicate: #Predicate { $0.pages >= 80 }, sortBy: [SortDescriptor(\.title)])
         #expect(try context.fetch(descriptor).map(\.title) == ["Alps", "Lyon", "Oslo"])
         descriptor.fetchOffset = 1
@@ -179,12 +179,12 @@ struct CustomDataStoreTests {
         #expect(try context.fetch(FetchDescriptor<Atlas>()).map(\.region) == ["Europe"])
         #expect(try context.fetch(FetchDescriptor<Volume>(predicate: #Predicate { $0.title == "Alps" })).first is Atlas)
         #expect(try context.fetchCount(FetchDescriptor<Volume>()) == 4)
-        #expect(try context.fetchCount(FetchDescriptor<Shelf>()) == 1)
-        #expect(try context.fetchIdentifiers(FetchDescriptor<Volume>(predicate: #Predicate { $0.shelf == nil })).count == 1)
+        #expect(try context.fetchCount(FetchDescriptor<Bookcase>()) == 1)
+        #expect(try context.fetchIdentifiers(FetchDescriptor<Volume>(predicate: #Predicate { $0.bookcase == nil })).count == 1)
         let lyon = try #require(try context.fetch(FetchDescriptor<Volume>(predicate: #Predicate { $0.title == "Lyon" })).first)
         #expect(lyon.price == Decimal(string: "12.34")!)
-        #expect(lyon.shelf?.label == "Travel")
-        #expect(lyon.shelf?.volumes.map(\.title) == ["Lyon", "Alps", "Oslo"])
+        #expect(lyon.bookcase?.label == "Travel")
+        #expect(lyon.bookcase?.volumes.map(\.title) == ["Lyon", "Alps", "Oslo"])
     }
 
     @Test func enumerationAndBatchedFetchesPageThroughTheStore() throws {
@@ -204,14 +204,14 @@ struct CustomDataStoreTests {
         let context = ModelContext(try container(configuration))
         let oslo = try #require(try context.fetch(FetchDescriptor<Volume>(predicate: #Predicate { $0.title == "Oslo" })).first)
         oslo.pages = 81
-        context.insert(Shelf(label: "New"))
+        context.insert(Bookcase(label: "New"))
         configuration.failsNextSave = true
         #expect(throws: CocoaError.self) { try context.save() }
         #expect(context.hasChanges && oslo.pages == 81)
-        #expect(try ModelContext(try container(configuration)).fetchCount(FetchDescriptor<Shelf>()) == 1)
+        #expect(try ModelContext(try container(configuration)).fetchCount(FetchDescriptor<Bookcase>()) == 1)
         try context.save()
         let reread = ModelContext(try container(configuration))
-        #expect(try reread.fetchCount(FetchDescriptor<Shelf>()) == 2)
+        #expect(try reread.fetchCount(FetchDescriptor<Bookcase>()) == 2)
         #expect(try reread.fetch(FetchDescriptor<Volume>(predicate: #Predicate { $0.title == "Oslo" })).first?.pages == 81)
     }
 
@@ -232,7 +232,7 @@ struct CustomDataStoreTests {
         try filled(configuration)
         let context = ModelContext(try container(configuration))
         context.author = "importer"
-        context.insert(Shelf(label: "Poetry"))
+        context.insert(Bookcase(label: "Poetry"))
         try context.save()
         let history = try context.fetchHistory(HistoryDescriptor<MemoryTransaction>())
         #expect(history.map(\.inserted) == [5, 1])
@@ -253,10 +253,10 @@ struct CustomDataStoreTests {
     }
 
     @Test func aCustomStoreBesideAnotherConfigurationIsRefused() throws {
-        let custom = MemoryStoreConfiguration(schema: Schema([Shelf.self, Volume.self]))
+        let custom = MemoryStoreConfiguration(schema: Schema([Bookcase.self, Volume.self]))
         let other = ModelConfiguration(isStoredInMemoryOnly: true)
         #expect(throws: SwiftDataError.duplicateConfiguration) {
-            try ModelContainer(for: Schema([Shelf.self, Volume.self]), configurations: [custom, other])
+            try ModelContainer(for: Schema([Bookcase.self, Volume.self]), configurations: [custom, other])
         }
     }
 
@@ -265,21 +265,21 @@ struct CustomDataStoreTests {
         defer { directory.remove() }
         let url = directory.file()
         do {
-            let context = ModelContext(try ModelContainer(for: Shelf.self, Volume.self, Atlas.self, configurations: WrappingConfiguration(url: url)))
-            let shelf = Shelf(label: "Maps")
-            context.insert(shelf)
-            shelf.volumes = [Atlas(title: "Andes", pages: 200, region: "South America"), Volume(title: "Quito", pages: 90)]
+            let context = ModelContext(try ModelContainer(for: Bookcase.self, Volume.self, Atlas.self, configurations: WrappingConfiguration(url: url)))
+            let bookcase = Bookcase(label: "Maps")
+            context.insert(bookcase)
+            bookcase.volumes = [Atlas(title: "Andes", pages: 200, region: "South America"), Volume(title: "Quito", pages: 90)]
             try context.save()
-            shelf.label = "Atlases"
+            bookcase.label = "Atlases"
             try context.save()
         }
         // The SQLite file, read as Stowage reads it, with the models in another order.
-        let context = ModelContext(try ModelContainer(for: Atlas.self, Volume.self, Shelf.self, configurations: ModelConfiguration(url: url)))
-        let shelf = try #require(try context.fetch(FetchDescriptor<Shelf>()).first)
-        #expect(shelf.label == "Atlases")
-        #expect(shelf.volumes.map(\.title) == ["Andes", "Quito"])
-        #expect((shelf.volumes.first as? Atlas)?.region == "South America")
-        #expect(shelf.volumes.allSatisfy { $0.shelf === shelf })
+        let context = ModelContext(try ModelContainer(for: Atlas.self, Volume.self, Bookcase.self, configurations: ModelConfiguration(url: url)))
+        let bookcase = try #require(try context.fetch(FetchDescriptor<Bookcase>()).first)
+        #expect(bookcase.label == "Atlases")
+        #expect(bookcase.volumes.map(\.title) == ["Andes", "Quito"])
+        #expect((bookcase.volumes.first as? Atlas)?.region == "South America")
+        #expect(bookcase.volumes.allSatisfy { $0.bookcase === bookcase })
     }
 
     @Test func liveResultsFollowSavesThroughTheStore() async throws {

@@ -190,10 +190,10 @@ public final class ModelContainer: Sendable {
     }
 
     /// A container over a store made elsewhere (a migration stage's, a custom data store's).
-    init(schema: Schema, store: any ModelStore, configurationName: String? = nil) {
+    init(schema: Schema, store: any ModelStore, configurationName: String? = nil, saveRefusal: String? = nil) {
         self.schema = schema
         self.configurations = []
-        self.saveRefusal = nil
+        self.saveRefusal = saveRefusal
         self.readOnlyEntities = [:]
         self.migrationPlan = nil
         self.store = store
@@ -226,9 +226,27 @@ public final class ModelContainer: Sendable {
     ///   beside others, and what the configuration's `validate()` and its store's initializer throw.
     @_disfavoredOverload
     public convenience init(for givenSchema: Schema, configurations: [any DataStoreConfiguration]) throws {
+        try self.init(for: givenSchema, migrationPlan: nil, configurations: configurations)
+    }
+
+    /// Creates a container for model types over any configurations, with a migration plan (Stowage's
+    /// spelling: SwiftData's initializers that take any configuration take no plan). The plan migrates
+    /// Stowage's stores, and is given to a custom store's initializer.
+    @_disfavoredOverload
+    public convenience init(
+        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)?, configurations: any DataStoreConfiguration...
+    ) throws {
+        try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
+    }
+
+    /// Creates a container for a schema over any configurations, with a migration plan.
+    @_disfavoredOverload
+    public convenience init(
+        for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?, configurations: [any DataStoreConfiguration]
+    ) throws {
         let own = configurations.compactMap { $0 as? ModelConfiguration }
         if own.count == configurations.count {
-            try self.init(for: givenSchema, migrationPlan: nil, configurations: own)
+            try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: own)
             return
         }
         guard configurations.count == 1, let configuration = configurations.first else {
@@ -237,10 +255,19 @@ public final class ModelContainer: Sendable {
                 "A container over a custom data store has that store only; these configurations name several stores: \(configurations.map(\.name).joined(separator: ", ")).")
         }
         if let problem = givenSchema.problems.first { throw problem }
+        if let migrationPlan { try PlannedMigration.validate(migrationPlan) }
+        if let postgres = configuration as? any PostgreSQLStoreConfiguration {
+            // Stowage's own PostgreSQL store: queries in SQL, as on SQLite.
+            let store = try PostgreSQLStore(schema: givenSchema, configuration: postgres)
+            self.init(
+                schema: givenSchema, store: store, configurationName: configuration.name,
+                saveRefusal: postgres.allowsSave ? nil : "The configuration \(configuration.name) was created with allowsSave: false")
+            return
+        }
         func open<Configuration: DataStoreConfiguration>(_ configuration: Configuration) throws -> any ModelStore {
             var configuration = configuration
             if configuration.schema == nil { configuration.schema = givenSchema }
-            return try DataStoreAdapter<Configuration.Store>(configuration, migrationPlan: nil)
+            return try DataStoreAdapter<Configuration.Store>(configuration, migrationPlan: migrationPlan)
         }
         self.init(schema: givenSchema, store: try open(configuration), configurationName: configuration.name)
     }

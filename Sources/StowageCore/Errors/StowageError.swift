@@ -96,6 +96,14 @@ public struct StowageError: Error, CustomStringConvertible, Hashable, @unchecked
         public static let outOfMemory = Code("outOfMemory")
         /// A configuration asks for CloudKit sync (`cloudKitDatabase: .private(_:)`), which Stowage does not do.
         public static let cloudKitUnavailable = Code("cloudKitUnavailable")
+        /// A database server could not be reached, or refused the connection (server down, wrong user or
+        /// password, timeout, every pooled connection busy for the whole timeout).
+        public static let connectionFailed = Code("connectionFailed")
+        /// The connection to a database server dropped during an operation: its transaction did not
+        /// commit, and the next operation reconnects.
+        public static let connectionLost = Code("connectionLost")
+        /// A blocking operation was called on a SwiftNIO event loop thread, which it would stop.
+        public static let blocksEventLoop = Code("blocksEventLoop")
 
         // SwiftData's own cases (see ``SwiftDataError``), thrown as they are where Stowage has no finer code.
 

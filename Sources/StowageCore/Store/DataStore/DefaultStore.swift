@@ -22,7 +22,7 @@ public final class DefaultStore: DataStore, DataStoreBatching {
     public let name: String
     /// The models the store holds.
     public let schema: Schema
-    private let container: ModelContainer
+    private let operations: ContainerBackedStore
 
     /// Opens the store of `configuration`, migrating it by `migrationPlan` as a container does.
     ///
@@ -35,29 +35,25 @@ public final class DefaultStore: DataStore, DataStoreBatching {
         self.configuration = configuration
         self.name = configuration.name
         self.schema = schema
-        container = try ModelContainer(for: schema, migrationPlan: migrationPlan, configurations: [configuration])
+        operations = ContainerBackedStore(container: try ModelContainer(for: schema, migrationPlan: migrationPlan, configurations: [configuration]))
     }
 
     /// The identifier of the store's file (or of its in-memory database).
-    public var identifier: String {
-        container.storeIdentifiersByConfiguration.first?.storeIdentifier ?? name
-    }
+    public var identifier: String { operations.identifier }
 
     /// The snapshots of the models matching the request's descriptor, predicate and sort run in SQL.
     public func fetch<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> DataStoreFetchResult<T, DefaultSnapshot> {
-        let context = ModelContext(container)
-        let models = try context.fetch(request.descriptor)
-        return DataStoreFetchResult(descriptor: request.descriptor, fetchedSnapshots: try models.map(snapshot))
+        try operations.fetch(request)
     }
 
     /// The number of models matching the request's descriptor, counted in SQL.
     public func fetchCount<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> Int {
-        try ModelContext(container).fetchCount(request.descriptor)
+        try operations.fetchCount(request)
     }
 
     /// The identifiers of the models matching the request's descriptor.
     public func fetchIdentifiers<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> [PersistentIdentifier] {
-        try ModelContext(container).fetchIdentifiers(request.descriptor)
+        try operations.fetchIdentifiers(request)
     }
 
     /// Applies a save in one transaction: inserted snapshots become new rows, updated ones overwrite
@@ -65,6 +61,56 @@ public final class DefaultStore: DataStore, DataStoreBatching {
     ///
     /// - Throws: ``StowageError`` when the save fails; nothing is written then.
     public func save(_ request: DataStoreSaveChangesRequest<DefaultSnapshot>) throws -> DataStoreSaveChangesResult<DefaultSnapshot> {
+        try operations.save(request)
+    }
+
+    /// Deletes the models matching the request's predicate, in SQL.
+    public func delete<T: PersistentModel>(_ request: DataStoreBatchDeleteRequest<T>) throws {
+        try operations.delete(request)
+    }
+
+    /// Deletes every model (``ModelContainer/erase()``).
+    public func erase() throws {
+        try operations.container.erase()
+    }
+}
+
+/// A ``DataStore``'s operations answered by a container of Stowage's own: how ``DefaultStore`` and the
+/// PostgreSQL store's `DataStore` face serve code written against the protocol.
+package struct ContainerBackedStore {
+    package let container: ModelContainer
+
+    package init(container: ModelContainer) {
+        self.container = container
+    }
+
+    /// The identifier of the container's (only) store.
+    package var identifier: String {
+        container.storeIdentifiersByConfiguration.first?.storeIdentifier ?? ""
+    }
+
+    /// The snapshots of the models matching the request's descriptor, predicate and sort run in SQL.
+    package func fetch<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> DataStoreFetchResult<T, DefaultSnapshot> {
+        let context = ModelContext(container)
+        let models = try context.fetch(request.descriptor)
+        return DataStoreFetchResult(descriptor: request.descriptor, fetchedSnapshots: try models.map(snapshot))
+    }
+
+    /// The number of models matching the request's descriptor, counted in SQL.
+    package func fetchCount<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> Int {
+        try ModelContext(container).fetchCount(request.descriptor)
+    }
+
+    /// The identifiers of the models matching the request's descriptor.
+    package func fetchIdentifiers<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> [PersistentIdentifier] {
+        try ModelContext(container).fetchIdentifiers(request.descriptor)
+    }
+
+    /// Applies a save in one transaction: inserted snapshots become new rows, updated ones overwrite
+    /// theirs, deleted ones are deleted with their delete rules.
+    ///
+    /// - Throws: ``StowageError`` when the save fails; nothing is written then.
+    package func save(_ request: DataStoreSaveChangesRequest<DefaultSnapshot>) throws -> DataStoreSaveChangesResult<DefaultSnapshot> {
         let context = ModelContext(container)
         context.author = request.editingState.author
         var created: [PersistentIdentifier: any PersistentModel] = [:]
@@ -108,20 +154,16 @@ public final class DefaultStore: DataStore, DataStoreBatching {
     }
 
     /// Deletes the models matching the request's predicate, in SQL.
-    public func delete<T: PersistentModel>(_ request: DataStoreBatchDeleteRequest<T>) throws {
+    package func delete<T: PersistentModel>(_ request: DataStoreBatchDeleteRequest<T>) throws {
         let context = ModelContext(container)
         context.author = request.editingState.author
         try context.delete(model: T.self, where: request.predicate, includeSubclasses: request.includeSubclasses)
         try context.save()
     }
 
-    /// Deletes every model (``ModelContainer/erase()``).
-    public func erase() throws {
-        try container.erase()
-    }
 
     private func entity(named name: String) throws -> Schema.Entity {
-        guard let entity = schema.entitiesByName[name] ?? container.schema.entitiesByName[name] else {
+        guard let entity = container.schema.entitiesByName[name] else {
             throw StowageError(.unknownModelType, "A snapshot names the entity \(name), which is not part of the store's schema.", entityName: name)
         }
         return entity

@@ -89,7 +89,33 @@ struct SQLText: Hashable {
     static func == (lhs: SQLText, rhs: SQLText) -> Bool { lhs.hash == rhs.hash && lhs.sql == rhs.sql }
 }
 
-/// Renders storage-neutral queries and expressions as SQLite SQL.
+/// The SQL a store speaks: Stowage renders one query description for SQLite and for PostgreSQL, which
+/// differ in a few spellings (truth values, collations, null-safe equality) and in how values outside
+/// SQLite's storage classes are read.
+enum SQLDialect {
+    case sqlite
+    case postgresql
+
+    var trueLiteral: String { self == .sqlite ? "1" : "TRUE" }
+    var falseLiteral: String { self == .sqlite ? "0" : "FALSE" }
+
+    /// ` COLLATE name`: PostgreSQL's collation names are identifiers (Stowage creates them quoted).
+    func collate(_ name: String) -> String {
+        self == .sqlite ? " COLLATE \(name)" : " COLLATE \(SQLiteSQL.quote(name))"
+    }
+
+    /// A comparison's operator: SQLite's `IS` compares any values, PostgreSQL's only with NULL and truth values.
+    func text(of op: QueryExpression.ComparisonOperator) -> String {
+        switch (self, op) {
+        case (.postgresql, .is): "IS NOT DISTINCT FROM"
+        case (.postgresql, .isNot): "IS DISTINCT FROM"
+        default: op.rawValue
+        }
+    }
+}
+
+/// Renders storage-neutral queries and expressions as SQL (SQLite's, or PostgreSQL's for the few
+/// spellings where they differ; see ``SQLDialect``).
 enum SQLiteSQL {
     static let primaryKeyColumn = "_pk"
     static let metadataTable = "_stowage_metadata"
@@ -125,10 +151,10 @@ enum SQLiteSQL {
     /// `SELECT "_pk", <attributes> FROM <table> [WHERE] [ORDER BY] [LIMIT/OFFSET]`.
     ///
     /// - Parameter columns: the query's column list (``columnList(_:)``) when the caller caches it.
-    static func select(_ query: StoreQuery, columns: String? = nil) -> SQLFragment {
+    static func select(_ query: StoreQuery, columns: String? = nil, dialect: SQLDialect = .sqlite) -> SQLFragment {
         var fragment = SQLFragment("SELECT ")
-        fragment.append(columns ?? columnList(query))
-        appendBody(of: query, to: &fragment, ordered: true)
+        fragment.append(columns ?? columnList(query, dialect: dialect))
+        appendBody(of: query, to: &fragment, ordered: true, dialect: dialect)
         return fragment
     }
 
@@ -166,10 +192,10 @@ enum SQLiteSQL {
     }
 
     /// `"_pk", "a", "b", …, "rel_pk"`: the columns a query reads, in the order rows are decoded.
-    static func columnList(_ query: StoreQuery) -> String {
+    static func columnList(_ query: StoreQuery, dialect: SQLDialect = .sqlite) -> String {
         var columns = quote(primaryKeyColumn)
         for attribute in query.attributes {
-            columns += ", " + quote(attribute.name)
+            columns += ", " + (dialect == .sqlite ? quote(attribute.name) : PostgreSQLSchema.readColumn(attribute))
         }
         for relationship in query.foreignKeys {
             guard case .foreignKey(let column, _) = relationship.storage else { continue }
@@ -180,37 +206,38 @@ enum SQLiteSQL {
     }
 
     /// `SELECT "_pk" FROM …` with the query's filter, order, limit and offset.
-    static func selectPrimaryKeys(_ query: StoreQuery) -> SQLFragment {
+    static func selectPrimaryKeys(_ query: StoreQuery, dialect: SQLDialect = .sqlite) -> SQLFragment {
         var fragment = SQLFragment("SELECT ")
         fragment.append(identifier: primaryKeyColumn)
-        appendBody(of: query, to: &fragment, ordered: true)
+        appendBody(of: query, to: &fragment, ordered: true, dialect: dialect)
         return fragment
     }
 
     /// `SELECT COUNT(*) FROM …` honouring the query's limit and offset.
-    static func count(_ query: StoreQuery) -> SQLFragment {
+    static func count(_ query: StoreQuery, dialect: SQLDialect = .sqlite) -> SQLFragment {
         if query.limit != nil || query.offset != nil {
-            var inner = selectPrimaryKeys(query)
-            inner.sql = "SELECT COUNT(*) FROM (" + inner.sql + ")"
+            var inner = selectPrimaryKeys(query, dialect: dialect)
+            inner.sql = "SELECT COUNT(*) FROM (" + inner.sql + (dialect == .sqlite ? ")" : ") AS \"counted\"")
             return inner
         }
         var fragment = SQLFragment("SELECT COUNT(*)")
-        appendBody(of: query, to: &fragment, ordered: false)
+        appendBody(of: query, to: &fragment, ordered: false, dialect: dialect)
         return fragment
     }
 
     /// The values a query's SQL binds from its parameters: the filter's ``StoreQuery/parameters``, then
     /// the limit and the offset when the query has them.
-    static func parameterValues(of query: StoreQuery) -> [StorageValue] {
+    static func parameterValues(of query: StoreQuery, dialect: SQLDialect = .sqlite) -> [StorageValue] {
         guard query.limit != nil || query.offset != nil else { return query.parameters }
         var values = query.parameters
-        values.append(.integer(Int64(query.limit ?? -1)))
+        // No limit: SQLite's -1, PostgreSQL's NULL.
+        values.append(query.limit.map { .integer(Int64($0)) } ?? (dialect == .sqlite ? .integer(-1) : .null))
         if let offset = query.offset, offset > 0 { values.append(.integer(Int64(offset))) }
         return values
     }
 
-    private static func appendBody(of query: StoreQuery, to fragment: inout SQLFragment, ordered: Bool) {
-        fragment.parameters = parameterValues(of: query)
+    private static func appendBody(of query: StoreQuery, to fragment: inout SQLFragment, ordered: Bool, dialect: SQLDialect) {
+        fragment.parameters = parameterValues(of: query, dialect: dialect)
         fragment.append(" FROM ")
         fragment.append(identifier: query.entity.tableName)
         var conditions: [QueryExpression] = []
@@ -223,14 +250,14 @@ enum SQLiteSQL {
         }
         if !conditions.isEmpty {
             fragment.append(" WHERE ")
-            render(conditions.count == 1 ? conditions[0] : .and(conditions), into: &fragment, scope: RenderScope(table: query.entity.tableName))
+            render(conditions.count == 1 ? conditions[0] : .and(conditions), into: &fragment, scope: RenderScope(table: query.entity.tableName, dialect: dialect))
         }
         if ordered {
             fragment.append(" ORDER BY ")
             for term in query.sort {
-                renderCompared(term.expression, collation: term.collation, into: &fragment, scope: RenderScope(table: query.entity.tableName))
+                renderCompared(term.expression, collation: term.collation, into: &fragment, scope: RenderScope(table: query.entity.tableName, dialect: dialect))
                 if let collation = term.collation, let name = collationName(collation) {
-                    fragment.append(" COLLATE \(name)")
+                    fragment.append(dialect.collate(name))
                 }
                 fragment.append(term.ascending ? ", " : " DESC, ")
             }
@@ -255,11 +282,12 @@ enum SQLiteSQL {
         /// The queried table's name, to qualify references to the top-level row from subqueries.
         var table: String?
         var depth = 0
+        var dialect: SQLDialect = .sqlite
 
         /// How columns of this scope's row are written from inside a nested subquery.
         var qualifier: String? { alias ?? table.map(SQLiteSQL.quote) }
 
-        func nested(alias: String) -> RenderScope { RenderScope(alias: alias, table: table, depth: depth + 1) }
+        func nested(alias: String) -> RenderScope { RenderScope(alias: alias, table: table, depth: depth + 1, dialect: dialect) }
     }
 
     /// Appends the SQL of an expression.
@@ -314,14 +342,14 @@ enum SQLiteSQL {
         case .comparison(let op, let lhs, let rhs, let collation):
             fragment.append("(")
             renderCompared(lhs, collation: collation, into: &fragment, scope: scope)
-            fragment.append(" \(op.rawValue) ")
+            fragment.append(" \(scope.dialect.text(of: op)) ")
             renderCompared(rhs, collation: collation, into: &fragment, scope: scope)
-            if let collation, let name = collationName(collation) { fragment.append(" COLLATE \(name)") }
+            if let collation, let name = collationName(collation) { fragment.append(scope.dialect.collate(name)) }
             fragment.append(")")
         case .and(let operands), .or(let operands):
             let isAnd: Bool = if case .and = expression { true } else { false }
             guard !operands.isEmpty else {
-                fragment.append(isAnd ? "1" : "0")
+                fragment.append(isAnd ? scope.dialect.trueLiteral : scope.dialect.falseLiteral)
                 return
             }
             fragment.append("(")
@@ -354,12 +382,12 @@ enum SQLiteSQL {
             call("stowage_unwrap", [operand], into: &fragment)
         case .inList(let operand, let values, let collation):
             guard !values.isEmpty else {
-                fragment.append("0")
+                fragment.append(scope.dialect.falseLiteral)
                 return
             }
             fragment.append("(")
             renderCompared(operand, collation: collation, into: &fragment, scope: scope)
-            if let collation, let name = collationName(collation) { fragment.append(" COLLATE \(name)") }
+            if let collation, let name = collationName(collation) { fragment.append(scope.dialect.collate(name)) }
             fragment.append(" IN (")
             for (index, value) in values.enumerated() {
                 if index > 0 { fragment.append(", ") }
@@ -449,14 +477,14 @@ enum SQLiteSQL {
         switch relationship.storage {
         case .inverseForeignKey:
             guard let inverse = relationship.inverse, case .foreignKey(let foreignKey, _) = inverse.storage else {
-                return fragment.append(" WHERE 0)")
+                return fragment.append(" WHERE \(scope.dialect.falseLiteral))")
             }
             fragment.append(" WHERE \(alias).\(quote(foreignKey)) = ")
         case .joinTable(let table, let own, let other, _, _):
             let link = "j\(scope.depth + 1)"
             fragment.append(" JOIN \(quote(table)) AS \(link) ON \(link).\(quote(other)) = \(alias).\(quote(primaryKeyColumn)) WHERE \(link).\(quote(own)) = ")
         case .foreignKey:
-            return fragment.append(" WHERE 0)")
+            return fragment.append(" WHERE \(scope.dialect.falseLiteral))")
         }
         renderKey(of: owner, from: scope, into: &fragment)
         if let condition {

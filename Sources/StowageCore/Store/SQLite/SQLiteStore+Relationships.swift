@@ -43,91 +43,31 @@ extension SQLiteStore {
         }
     }
 
-    /// The position of each model in a to-many array, read once per array during a save: a save that
-    /// links many new children to one parent would otherwise search the parent's array once per child.
-    struct PositionsInArrays {
-        private var positions: [PairKey: [ObjectIdentifier: Int]] = [:]
-        private struct PairKey: Hashable {
-            let relationship: ObjectIdentifier
-            let owner: ObjectIdentifier
-        }
+    /// Writes the links of a save's relationship writes and checks its `.unique` relationships, once
+    /// every inserted row has its key.
+    func writeLinks(_ changes: ChangeSet, insertedKeys: [ObjectIdentifier: Int64], _ db: Database) throws {
+        var links = RelationshipLinks(insertedKeys: insertedKeys, removed: changes.removed, runner: SQLiteRunner(store: self, db: db))
+        for write in changes.relationshipWrites { try links.write(write) }
+        try links.checkUnique(changes.relationshipWrites)
+    }
+}
 
-        /// The index of `model` in `owner`'s array of `relationship`, if it is there.
-        mutating func index(of model: AnyObject, in owner: AnyObject, _ relationship: Schema.Relationship, _ accessor: any RelationshipAccessor) -> Int? {
-            let key = PairKey(relationship: ObjectIdentifier(relationship), owner: ObjectIdentifier(owner))
-            if let indexes = positions[key] { return indexes[ObjectIdentifier(model)] }
-            var indexes: [ObjectIdentifier: Int] = [:]
-            for (index, element) in accessor.related(owner).enumerated() where indexes[ObjectIdentifier(element)] == nil {
-                indexes[ObjectIdentifier(element)] = index
-            }
-            positions[key] = indexes
-            return indexes[ObjectIdentifier(model)]
-        }
+/// Runs the statements of a save's links on a SQLite connection.
+struct SQLiteRunner: SQLStatementRunner {
+    let store: SQLiteStore
+    let db: Database
+
+    func run(_ sql: String, _ arguments: [StorageValue]) throws -> Int {
+        try store.execute(db, sql, arguments)
+        return Int(sqlite3_changes(db.sqliteConnection))
     }
 
-    /// Writes the links of one relationship of one model, once every inserted row has its key.
-    func applyRelationshipWrite(
-        _ write: ChangeSet.RelationshipWrite, insertedKeys: [ObjectIdentifier: Int64], removed: Set<ObjectIdentifier>,
-        positions: inout PositionsInArrays, _ db: Database
-    ) throws {
-        func key(_ object: AnyObject) -> Int64? {
-            let data = (object as! any PersistentModel).persistentBackingData
-            // A model deleted by this save (directly or by cascade) is no longer linked to anything.
-            guard data.state != .deleted && data.state != .removed && !removed.contains(ObjectIdentifier(object)) else { return nil }
-            if case .row(let pk)? = data.key { return pk }
-            return insertedKeys[ObjectIdentifier(object)]
+    func firstInteger(_ sql: String, _ arguments: [StorageValue]) throws -> Int64? {
+        let statement = try db.cachedStatement(sql: sql).sqliteStatement
+        var value: Int64?
+        try SQLiteStatement.run(statement, arguments) { statement in
+            if try SQLiteStatement.step(statement) { value = sqlite3_column_int64(statement, 0) }
         }
-        let relationship = write.relationship
-        guard let accessor = relationship.accessor, let entity = relationship.entity, let owner = key(write.model) else { return }
-        let q = SQLiteSQL.quote
-        let pk = q(SQLiteSQL.primaryKeyColumn)
-        let related = accessor.related(write.model)
-        switch relationship.storage {
-        case .foreignKey(let column, let positionColumn):
-            let target = related.first
-            var values: [StorageValue] = [target.flatMap(key).map { .integer($0) } ?? .null]
-            var sql = "UPDATE \(q(entity.tableName)) SET \(q(column)) = ?"
-            if let positionColumn {
-                var position: StorageValue = .null
-                if let target, let inverse = relationship.inverse, let accessor = inverse.accessor,
-                   let index = positions.index(of: write.model, in: target, inverse, accessor) {
-                    position = .integer(Int64(index))
-                }
-                sql += ", \(q(positionColumn)) = ?"
-                values.append(position)
-            }
-            sql += " WHERE \(pk) = ?"
-            values.append(.integer(owner))
-            try execute(db, sql, values)
-            try checkRowExists(entity, owner, db)
-        case .inverseForeignKey:
-            guard !relationship.isToOneRelationship, let inverse = relationship.inverse, let destination = relationship.destinationEntity,
-                  case .foreignKey(let column, let positionColumn) = inverse.storage
-            else { return }
-            var sql = "UPDATE \(q(destination.tableName)) SET \(q(column)) = ?"
-            if let positionColumn { sql += ", \(q(positionColumn)) = ?" }
-            sql += " WHERE \(pk) = ?"
-            for (index, child) in related.enumerated() {
-                guard let childKey = key(child) else { continue }
-                var values: [StorageValue] = [.integer(owner)]
-                if positionColumn != nil { values.append(.integer(Int64(index))) }
-                values.append(.integer(childKey))
-                try execute(db, sql, values)
-                try checkRowExists(destination, childKey, db)
-            }
-        case .joinTable(let table, let own, let other, let ownPosition, _):
-            let keys = related.compactMap(key)
-            var delete = "DELETE FROM \(q(table)) WHERE \(q(own)) = ?"
-            var arguments: [StorageValue] = [.integer(owner)]
-            if !keys.isEmpty {
-                delete += " AND \(q(other)) NOT IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))"
-                arguments += keys.map { .integer($0) }
-            }
-            try execute(db, delete, arguments)
-            let upsert = "INSERT INTO \(q(table)) (\(q(own)), \(q(other)), \(q(ownPosition))) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET \(q(ownPosition)) = excluded.\(q(ownPosition))"
-            for (index, relatedKey) in keys.enumerated() {
-                try execute(db, upsert, [.integer(owner), .integer(relatedKey), .integer(Int64(index))])
-            }
-        }
+        return value
     }
 }

@@ -634,11 +634,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
         if !changes.relationshipWrites.isEmpty {
             var insertedKeys: [ObjectIdentifier: Int64] = [:]
             for (insert, key) in zip(changes.inserts, keys) { insertedKeys[ObjectIdentifier(insert.model)] = key }
-            var positions = PositionsInArrays()
-            for write in changes.relationshipWrites {
-                try applyRelationshipWrite(write, insertedKeys: insertedKeys, removed: changes.removed, positions: &positions, db)
-            }
-            try checkUniqueRelationships(changes.relationshipWrites, insertedKeys: insertedKeys, removed: changes.removed, db)
+            try writeLinks(changes, insertedKeys: insertedKeys, db)
         }
         // Without history, the save still leaves a transaction row saying only that it happened (and who
         // saved it), so that other processes know something changed.
@@ -892,10 +888,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
     }
 
     private static func saveConflict(_ entity: Schema.Entity, _ primaryKey: Int64) -> StowageError {
-        StowageError(
-            .saveConflict,
-            "A \(entity.name) with unsaved changes (\(entity.name)/p\(primaryKey)) was deleted from the store by another context or process. Roll back or delete the model in this context, then save again.",
-            entityName: entity.name)
+        StowageError.saveConflict(entity, primaryKey)
     }
 
     func execute(_ db: Database, _ sql: String, _ arguments: [StorageValue]) throws {

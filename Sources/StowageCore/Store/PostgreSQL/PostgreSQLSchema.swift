@@ -1,0 +1,187 @@
+import Foundation
+
+/// Creates and verifies the tables of a schema in a PostgreSQL database.
+///
+/// The layout is the SQLite store's (one table per entity or class hierarchy, `_pk`, one column per
+/// attribute, join tables, side tables for external storage, `_stowage_metadata`), in PostgreSQL's
+/// types: `bigint` for integers, `boolean`, `double precision` for `Double` and `Date` (seconds since
+/// 2001, as SQLite and Core Data keep them: exact), `text COLLATE "C"` for strings (compared through
+/// `stowage_nfc`, Swift's `==` and `<`), `numeric` for `Decimal`, `uuid`, `jsonb` for `Codable`
+/// values and `bytea` for `Data`.
+enum PostgreSQLSchema {
+    static let metadataTable = SQLiteSQL.metadataTable
+    /// The advisory lock that serializes preparing and migrating a database among processes.
+    static let setupLock: Int64 = 0x5354_4F57_4147_4501
+
+    /// The column type of an attribute.
+    static func columnType(_ attribute: Schema.Attribute) -> String {
+        let type = unwrapped(attribute.accessor.valueType)
+        switch attribute.storageType {
+        case .integer: return type == Bool.self ? "boolean" : "bigint"
+        case .real: return "double precision"
+        case .blob: return "bytea"
+        case .text:
+            if attribute.accessor.codecKind == .json { return "jsonb" }
+            if type == Decimal.self { return "numeric" }
+            if type == UUID.self { return "uuid" }
+            return "text COLLATE \"C\""
+        }
+    }
+
+    /// How a query reads an attribute's column: as it is, or cast to text for the types the store reads
+    /// as text (`numeric`, `uuid`, `jsonb`).
+    static func readColumn(_ attribute: Schema.Attribute, qualifier: String? = nil, named name: String? = nil) -> String {
+        let column = (qualifier.map { $0 + "." } ?? "") + SQLiteSQL.quote(name ?? attribute.name)
+        switch columnType(attribute) {
+        case "numeric", "uuid", "jsonb": return column + "::text"
+        default: return column
+        }
+    }
+
+    private static func unwrapped(_ type: any Any.Type) -> any Any.Type {
+        (type as? any OptionalProtocol.Type)?.wrappedType ?? type
+    }
+
+    /// The functions and collations Stowage's SQL calls (SQLite's are registered on each connection).
+    /// Strings compare and search as Swift does, through their NFC form (see ``SwiftTextKey``).
+    static let supportStatements: [String] = [
+        #"CREATE OR REPLACE FUNCTION stowage_nfc(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT normalize($1, NFC) $$"#,
+        #"CREATE OR REPLACE FUNCTION stowage_fold(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT lower(regexp_replace(normalize($1, NFD), '[\u0300-\u036f]', '', 'g') COLLATE "und-x-icu") $$"#,
+        #"CREATE OR REPLACE FUNCTION stowage_contains(text, text) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT strpos(normalize($1, NFC), normalize($2, NFC)) > 0 $$"#,
+        #"CREATE OR REPLACE FUNCTION stowage_starts_with(text, text) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT starts_with(normalize($1, NFC), normalize($2, NFC)) $$"#,
+        #"CREATE OR REPLACE FUNCTION stowage_localized_standard_contains(text, text) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT strpos(stowage_fold($1), stowage_fold($2)) > 0 $$"#,
+        #"CREATE OR REPLACE FUNCTION stowage_count(text) RETURNS bigint LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT char_length(normalize($1, NFC))::bigint $$"#,
+        #"CREATE OR REPLACE FUNCTION stowage_case_insensitive_compare(text, text) RETURNS bigint LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT CASE WHEN lower($1 COLLATE "und-x-icu") COLLATE "C" < lower($2 COLLATE "und-x-icu") COLLATE "C" THEN -1 WHEN lower($1 COLLATE "und-x-icu") = lower($2 COLLATE "und-x-icu") THEN 0 ELSE 1 END::bigint $$"#,
+        #"CREATE OR REPLACE FUNCTION stowage_localized_compare(text, text) RETURNS bigint LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT CASE WHEN $1 COLLATE "localized" < $2 COLLATE "localized" THEN -1 WHEN $1 COLLATE "localized" = $2 COLLATE "localized" THEN 0 ELSE 1 END::bigint $$"#,
+        #"CREATE OR REPLACE FUNCTION stowage_unwrap(anyelement) RETURNS anyelement LANGUAGE plpgsql VOLATILE AS $$ BEGIN IF $1 IS NULL THEN RAISE EXCEPTION 'Stowage: a predicate force-unwrapped (`!`) a nil value'; END IF; RETURN $1; END $$"#,
+    ]
+
+    /// Created before the functions, which use them.
+    static let collationStatements: [String] = [
+        #"CREATE COLLATION IF NOT EXISTS "localizedStandard" (provider = icu, locale = 'und-u-kn-ks-level2', deterministic = false)"#,
+        #"CREATE COLLATION IF NOT EXISTS "caseInsensitive" (provider = icu, locale = 'und-u-ks-level2', deterministic = false)"#,
+        #"CREATE COLLATION IF NOT EXISTS "localized" (provider = icu, locale = 'und')"#,
+    ]
+
+    /// The statements that create the schema's tables and indexes, in order.
+    static func createStatements(_ schema: Schema) -> [String] {
+        var statements: [String] = []
+        // Foreign keys are added once every table exists, so that tables may refer to each other in any
+        // order (and in cycles).
+        var references: [String] = []
+        let q = SQLiteSQL.quote
+        let pk = q(SQLiteSQL.primaryKeyColumn)
+        for entity in schema.entities where entity.superentity == nil {
+            var definitions = ["\(pk) bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY"]
+            for attribute in entity.fetchAttributes {
+                var column = "\(q(attribute.name)) \(columnType(attribute))"
+                if !entity.tableColumnIsOptional(attribute) { column += " NOT NULL" }
+                definitions.append(column)
+            }
+            for relationship in entity.fetchForeignKeys {
+                guard case .foreignKey(let column, let positionColumn) = relationship.storage, let destination = relationship.destinationEntity else { continue }
+                definitions.append("\(q(column)) bigint")
+                references.append("ALTER TABLE \(q(entity.name)) ADD FOREIGN KEY (\(q(column))) REFERENCES \(q(destination.tableName))(\(pk)) ON DELETE \(relationship.foreignKeyDeleteAction) DEFERRABLE INITIALLY DEFERRED")
+                if let positionColumn { definitions.append("\(q(positionColumn)) bigint") }
+            }
+            if entity.isInHierarchy {
+                definitions.append("\(q(Schema.Entity.entityColumn)) text COLLATE \"C\" NOT NULL DEFAULT \(SQLiteSQL.literal(entity.name))")
+            }
+            statements.append("CREATE TABLE \(q(entity.name)) (\(definitions.joined(separator: ", ")))")
+        }
+        statements += references
+        for entity in schema.entities {
+            for attribute in entity.externalAttributes where entity.superentity == nil || entity.superentity?.storedPropertiesByName[attribute.name] == nil {
+                let table = q(SQLiteSchema.externalTableName(entity, attribute))
+                statements.append("CREATE TABLE \(table) (\(pk) bigint PRIMARY KEY REFERENCES \(q(entity.tableName))(\(pk)) ON DELETE CASCADE, \"value\" \(columnType(attribute)))")
+            }
+            guard entity.superentity == nil else { continue }
+            for group in entity.uniquenessConstraints {
+                let name = q("\(entity.name)_\(group.joined(separator: "_"))_unique")
+                statements.append("CREATE UNIQUE INDEX \(name) ON \(q(entity.name)) (\(SQLiteSchema.keyList(group, of: entity)))")
+            }
+            for relationship in entity.fetchForeignKeys {
+                guard case .foreignKey(let column, _) = relationship.storage else { continue }
+                statements.append("CREATE INDEX \(q("\(entity.name)_\(column)_index")) ON \(q(entity.name)) (\(q(column)))")
+            }
+            for group in entity.indices {
+                statements.append("CREATE INDEX \(q("\(entity.name)_\(group.joined(separator: "_"))_index")) ON \(q(entity.name)) (\(SQLiteSchema.keyList(group, of: entity)))")
+            }
+        }
+        var joinTables: Set<String> = []
+        for entity in schema.entities {
+            for relationship in entity.relationshipList {
+                guard case .joinTable(let table, let own, let other, let ownPosition, let otherPosition) = relationship.storage,
+                      let destination = relationship.destinationEntity, table.hasPrefix(entity.name + "_"),
+                      joinTables.insert(table).inserted
+                else { continue }
+                let reference = { (entity: Schema.Entity) in
+                    "bigint NOT NULL REFERENCES \(q(entity.tableName))(\(pk)) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED"
+                }
+                statements.append("CREATE TABLE \(q(table)) (\(q(own)) \(reference(entity)), \(q(other)) \(reference(destination)), \(q(ownPosition)) bigint, \(q(otherPosition)) bigint, PRIMARY KEY (\(q(own)), \(q(other))))")
+                statements.append("CREATE INDEX \(q("\(table)_\(other)_index")) ON \(q(table)) (\(q(other)))")
+            }
+        }
+        return statements
+    }
+
+    /// Creates the schema in a database without Stowage's tables, or checks that its tables match the
+    /// schema; run by one process at a time (an advisory lock held until the transaction ends), so that
+    /// instances starting together create the tables once.
+    /// - Returns: the store's identifier.
+    static func prepare(_ schema: Schema, on connection: any PostgreSQLConnection, location: String, allowsCreation: Bool) throws -> String {
+        try connection.transaction {
+            try connection.execute("SELECT pg_advisory_xact_lock(\(setupLock))")
+            let metadata = try Self.metadata(on: connection)
+            if let metadata {
+                return try identifier(schema, metadata: metadata, location: location)
+            }
+            guard allowsCreation else {
+                throw StowageError(
+                    .storeOpenFailed,
+                    "The PostgreSQL database at \(location) has no Stowage tables yet and its configuration has allowsSave: false, so Stowage cannot create them. Open it once with a configuration that allows saving.")
+            }
+            for statement in collationStatements + supportStatements { try connection.execute(statement) }
+            let meta = SQLiteSQL.quote(metadataTable)
+            try connection.execute("CREATE TABLE \(meta) (\"key\" text COLLATE \"C\" PRIMARY KEY, \"value\" text NOT NULL)")
+            for statement in createStatements(schema) { try connection.execute(statement) }
+            let identifier = UUID().uuidString
+            let layout = schema.layout
+            for (key, value) in [
+                ("store_identifier", identifier), ("schema_version", schema.version.description),
+                ("schema_layout", layout.json), ("schema_fingerprint", layout.fingerprint),
+            ] {
+                try connection.execute("INSERT INTO \(meta) (\"key\", \"value\") VALUES (?, ?)", [.text(key), .text(value)])
+            }
+            return identifier
+        }
+    }
+
+    /// Stowage's metadata in the database, or `nil` when it has none.
+    static func metadata(on connection: any PostgreSQLConnection) throws -> [String: String]? {
+        let exists = try connection.rows("SELECT to_regclass(?)::text", [.text("public." + SQLiteSQL.quote(metadataTable))])
+        guard case .text? = exists.first?.first else { return nil }
+        var metadata: [String: String] = [:]
+        for row in try connection.rows("SELECT \"key\", \"value\" FROM \(SQLiteSQL.quote(metadataTable))") {
+            guard row.count == 2, case .text(let key) = row[0], case .text(let value) = row[1] else { continue }
+            metadata[key] = value
+        }
+        return metadata
+    }
+
+    /// The identifier of a database whose recorded layout is the schema's.
+    private static func identifier(_ schema: Schema, metadata: [String: String], location: String) throws -> String {
+        func mismatch(_ detail: String) -> StowageError {
+            StowageError(
+                .schemaMismatch,
+                "The PostgreSQL database at \(location) (schema \(metadata["schema_version"] ?? "?")) does not match the models: \(detail). The database was not modified.")
+        }
+        guard let json = metadata["schema_layout"], let stored = try? SchemaLayout(json: json) else {
+            throw mismatch("its recorded layout cannot be read")
+        }
+        let differences = schema.layout.differences(from: stored)
+        guard differences.isEmpty else { throw mismatch(differences.joined(separator: "; ")) }
+        guard let identifier = metadata["store_identifier"] else { throw mismatch("its metadata has no store identifier") }
+        return identifier
+    }
+}

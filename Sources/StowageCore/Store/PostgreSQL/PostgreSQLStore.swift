@@ -1,0 +1,291 @@
+import Foundation
+
+/// A container's models in a PostgreSQL database, which several processes on several hosts share.
+///
+/// The store speaks the SQL the SQLite store speaks (``SQLiteSQL`` in the ``SQLDialect/postgresql``
+/// spelling), over a ``PostgreSQLDriver``'s pooled connections. A save is one transaction on one
+/// connection, at PostgreSQL's READ COMMITTED isolation: rows another process changed since this
+/// context read them are overwritten column by column (the columns this save changed), as on SQLite; a
+/// row another process deleted fails the save with `.saveConflict`.
+final class PostgreSQLStore: ModelStore, @unchecked Sendable {
+    // @unchecked: immutable after init; the driver is Sendable.
+    let schema: Schema
+    let identifier: String
+    let driver: any PostgreSQLDriver
+    let location: String
+
+    init(schema: Schema, configuration: any PostgreSQLStoreConfiguration) throws {
+        self.schema = schema
+        self.location = configuration.location
+        let driver = try configuration.makeDriver()
+        self.driver = driver
+        do {
+            identifier = try driver.withConnection { connection in
+                try Self.translatingServerErrors(location: configuration.location) {
+                    try PostgreSQLSchema.prepare(schema, on: connection, location: configuration.location, allowsCreation: configuration.allowsSave)
+                }
+            }
+        } catch {
+            driver.shutdown()
+            throw error
+        }
+    }
+
+    deinit { driver.shutdown() }
+
+    func identifier(for entity: Schema.Entity) -> String { identifier }
+
+    var sqliteStores: [SQLiteStore] { [] }
+
+    // MARK: Reading
+
+    /// The rows of a statement, read on a connection that is given back before the caller sees them
+    /// (so that what it does with them may use the pool again).
+    private func rows(_ fragment: SQLFragment) throws -> [[StorageValue]] {
+        try driver.withConnection { connection in
+            try Self.translatingServerErrors(location: location, sql: fragment.sql) {
+                try connection.rows(fragment.sql, fragment.arguments)
+            }
+        }
+    }
+
+    func fetch(_ query: StoreQuery, _ body: (StoreRow) throws -> Void) throws {
+        for row in try rows(SQLiteSQL.select(query, dialect: .postgresql)) {
+            try row.withUnsafeBufferPointer { try body(StoreRow(values: $0)) }
+        }
+    }
+
+    func count(_ query: StoreQuery) throws -> Int {
+        guard case .integer(let count)? = try rows(SQLiteSQL.count(query, dialect: .postgresql)).first?.first else { return 0 }
+        return Int(count)
+    }
+
+    func primaryKeys(_ query: StoreQuery) throws -> [Int64] {
+        try rows(SQLiteSQL.selectPrimaryKeys(query, dialect: .postgresql)).compactMap { row in
+            if case .integer(let key)? = row.first { return key }
+            return nil
+        }
+    }
+
+    func externalValue(_ attribute: Schema.Attribute, of entity: Schema.Entity, primaryKey: Int64) throws -> StorageValue {
+        let q = SQLiteSQL.quote
+        var fragment = SQLFragment("SELECT \(PostgreSQLSchema.readColumn(attribute, named: "value")) FROM \(q(SQLiteSchema.externalTableName(entity, attribute))) WHERE \(q(SQLiteSQL.primaryKeyColumn)) = ")
+        fragment.bind(.integer(primaryKey))
+        return try rows(fragment).first?.first ?? .null
+    }
+
+    func fetchRelated(_ relationship: Schema.Relationship, owners: [Int64], columns query: StoreQuery,
+                      _ body: (Int64, StoreRow) throws -> Void) throws {
+        guard !owners.isEmpty, let destination = relationship.destinationEntity else { return }
+        let q = SQLiteSQL.quote
+        var fragment = SQLFragment("SELECT d.\(q(SQLiteSQL.primaryKeyColumn))")
+        for attribute in query.attributes { fragment.append(", " + PostgreSQLSchema.readColumn(attribute, qualifier: "d")) }
+        for foreignKey in query.foreignKeys {
+            if case .foreignKey(let column, _) = foreignKey.storage { fragment.append(", d.\(q(column))") }
+        }
+        if destination.isInHierarchy { fragment.append(", d.\(q(Schema.Entity.entityColumn))") }
+        let ownerColumn: String
+        let order: [String]
+        switch relationship.storage {
+        case .inverseForeignKey:
+            guard let inverse = relationship.inverse, case .foreignKey(let column, let position) = inverse.storage else { return }
+            ownerColumn = "d.\(q(column))"
+            fragment.append(", \(ownerColumn) FROM \(q(destination.tableName)) AS d")
+            order = [ownerColumn] + (position.map { ["d.\(q($0))"] } ?? [])
+        case .joinTable(let table, let own, let other, let ownPosition, _):
+            ownerColumn = "j.\(q(own))"
+            fragment.append(", \(ownerColumn) FROM \(q(destination.tableName)) AS d JOIN \(q(table)) AS j ON j.\(q(other)) = d.\(q(SQLiteSQL.primaryKeyColumn))")
+            order = [ownerColumn, "j.\(q(ownPosition))"]
+        case .foreignKey:
+            return
+        }
+        fragment.append(" WHERE \(ownerColumn) IN (")
+        for (index, owner) in owners.enumerated() {
+            if index > 0 { fragment.append(", ") }
+            fragment.bind(.integer(owner))
+        }
+        fragment.append(") ORDER BY \((order + ["d.\(q(SQLiteSQL.primaryKeyColumn))"]).joined(separator: ", "))")
+        for var row in try rows(fragment) {
+            guard case .integer(let owner)? = row.popLast() else { continue }
+            try row.withUnsafeBufferPointer { try body(owner, StoreRow(values: $0)) }
+        }
+    }
+
+    // MARK: Writing
+
+    func apply(_ changes: ChangeSet) throws -> SaveResult {
+        do {
+            return try driver.withConnection { connection in
+                try Self.translatingServerErrors(location: location, saving: true) {
+                    try connection.transaction { try write(changes, on: connection) }
+                }
+            }
+        } catch let error as StowageError where [.saveFailed, .constraintViolation, .saveConflict].contains(error.code) {
+            throw StowageError(
+                error.code, "The save failed and nothing was written: " + error.message,
+                entityName: error.entityName, propertyName: error.propertyName, sql: error.sql, underlying: error.underlying)
+        }
+    }
+
+    private func write(_ changes: ChangeSet, on connection: any PostgreSQLConnection) throws -> SaveResult {
+        let q = SQLiteSQL.quote
+        let pk = q(SQLiteSQL.primaryKeyColumn)
+        for delete in changes.deletes {
+            try connection.execute("DELETE FROM \(q(delete.entity.tableName)) WHERE \(pk) = ?", [.integer(delete.primaryKey)])
+        }
+        for update in changes.updates {
+            let columns = update.attributes.filter { !$0.isExternalStorage }
+            if columns.isEmpty {
+                guard !(try connection.rows("SELECT 1 FROM \(q(update.entity.tableName)) WHERE \(pk) = ?", [.integer(update.primaryKey)])).isEmpty else {
+                    throw StowageError.saveConflict(update.entity, update.primaryKey)
+                }
+            } else {
+                let sql = "UPDATE \(q(update.entity.tableName)) SET " + columns.map { "\(q($0.name)) = ?" }.joined(separator: ", ") + " WHERE \(pk) = ? RETURNING 1"
+                var values = try columns.map { try $0.storableValue(of: update.model) }
+                values.append(.integer(update.primaryKey))
+                guard !(try connection.rows(sql, values)).isEmpty else { throw StowageError.saveConflict(update.entity, update.primaryKey) }
+            }
+            for attribute in update.attributes where attribute.isExternalStorage {
+                try writeExternal(attribute, of: update.entity, primaryKey: update.primaryKey, value: attribute.storableValue(of: update.model), connection)
+            }
+        }
+        var keys: [Int64] = []
+        keys.reserveCapacity(changes.inserts.count)
+        for insert in changes.inserts {
+            keys.append(try self.insert(insert, connection))
+        }
+        if !changes.relationshipWrites.isEmpty {
+            var insertedKeys: [ObjectIdentifier: Int64] = [:]
+            for (insert, key) in zip(changes.inserts, keys) { insertedKeys[ObjectIdentifier(insert.model)] = key }
+            var links = RelationshipLinks(insertedKeys: insertedKeys, removed: changes.removed, runner: PostgreSQLRunner(connection: connection))
+            for write in changes.relationshipWrites { try links.write(write) }
+            try links.checkUnique(changes.relationshipWrites)
+        }
+        return SaveResult(insertedKeys: keys)
+    }
+
+    /// Inserts one model's row, returning its key: with `ON CONFLICT … DO UPDATE` when the entity has one
+    /// uniqueness constraint (SwiftData's upsert); with several, the row matching any of them is
+    /// updated (PostgreSQL takes one conflict target per statement).
+    private func insert(_ insert: ChangeSet.Insert, _ connection: any PostgreSQLConnection) throws -> Int64 {
+        let entity = insert.entity
+        let q = SQLiteSQL.quote
+        let pk = q(SQLiteSQL.primaryKeyColumn)
+        let attributes = entity.columnAttributes
+        var columns = attributes.map { q($0.name) }
+        var placeholders = Array(repeating: "?", count: columns.count)
+        let values = try attributes.map { try $0.storableValue(of: insert.model) }
+        if entity.isInHierarchy {
+            columns.append(q(Schema.Entity.entityColumn))
+            placeholders.append(SQLiteSQL.literal(entity.name))
+        }
+        let constraints = entity.uniquenessConstraints.filter { names in names.allSatisfy { name in attributes.contains { $0.name == name } } }
+        let entityColumn = q(Schema.Entity.entityColumn)
+        let assignments = columns.filter { $0 != entityColumn }.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        var sql = "INSERT INTO \(q(entity.tableName)) "
+        sql += columns.isEmpty ? "DEFAULT VALUES" : "(\(columns.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", ")))"
+        var key: Int64?
+        if constraints.count > 1 {
+            // The row matching any constraint, updated in place.
+            for constraint in constraints {
+                var condition: [String] = []
+                var arguments: [StorageValue] = []
+                for name in constraint {
+                    guard let index = attributes.firstIndex(where: { $0.name == name }) else { continue }
+                    let column = SQLiteSchema.keyList([name], of: entity)
+                    condition.append(attributes[index].comparesAsSwiftString ? "\(column) = stowage_nfc(?)" : "\(column) IS NOT DISTINCT FROM ?")
+                    arguments.append(values[index])
+                }
+                if let found = try connection.rows("SELECT \(pk) FROM \(q(entity.tableName)) WHERE " + condition.joined(separator: " AND ") + " LIMIT 1", arguments).first,
+                   case .integer(let existing)? = found.first {
+                    try connection.execute("UPDATE \(q(entity.tableName)) SET " + attributes.map { "\(q($0.name)) = ?" }.joined(separator: ", ") + " WHERE \(pk) = ?", values + [.integer(existing)])
+                    key = existing
+                    break
+                }
+            }
+        }
+        if key == nil {
+            if constraints.count == 1 {
+                sql += " ON CONFLICT (\(SQLiteSchema.keyList(constraints[0], of: entity))) DO UPDATE SET \(assignments)"
+                if entity.isInHierarchy { sql += " WHERE \(q(entity.tableName)).\(entityColumn) = excluded.\(entityColumn)" }
+            }
+            sql += " RETURNING \(pk)"
+            guard case .integer(let inserted)? = try connection.rows(sql, values).first?.first else {
+                throw StowageError(
+                    .constraintViolation,
+                    "A new \(entity.name) has the unique values of a stored model of another class of \(entity.tableName)'s hierarchy; an insert cannot change a stored model's class. Delete the stored model first (in an earlier save), or change the values.",
+                    entityName: entity.name)
+            }
+            key = inserted
+        }
+        for attribute in entity.externalAttributes {
+            try writeExternal(attribute, of: entity, primaryKey: key!, value: attribute.storableValue(of: insert.model), connection)
+        }
+        return key!
+    }
+
+    private func writeExternal(_ attribute: Schema.Attribute, of entity: Schema.Entity, primaryKey: Int64, value: StorageValue, _ connection: any PostgreSQLConnection) throws {
+        let table = SQLiteSQL.quote(SQLiteSchema.externalTableName(entity, attribute))
+        let pk = SQLiteSQL.quote(SQLiteSQL.primaryKeyColumn)
+        try connection.execute(
+            "INSERT INTO \(table) (\(pk), \"value\") VALUES (?, ?) ON CONFLICT (\(pk)) DO UPDATE SET \"value\" = excluded.\"value\"",
+            [.integer(primaryKey), value])
+    }
+
+    func eraseAll(_ erased: inout [String]) throws {
+        let q = SQLiteSQL.quote
+        var tables = schema.entities.filter { $0.superentity == nil }.map { q($0.name) }
+        for entity in schema.entities {
+            for attribute in entity.externalAttributes { tables.append(q(SQLiteSchema.externalTableName(entity, attribute))) }
+            for relationship in entity.relationshipList {
+                if case .joinTable(let table, _, _, _, _) = relationship.storage { tables.append(q(table)) }
+            }
+        }
+        let unique = Array(Set(tables)).sorted()
+        try driver.withConnection { connection in
+            try Self.translatingServerErrors(location: location, saving: true) {
+                try connection.execute("TRUNCATE \(unique.joined(separator: ", "))")
+            }
+        }
+        erased += schema.entities.map(\.name)
+    }
+
+    // MARK: Errors
+
+    /// Runs `body`, turning the server's refusals into ``StowageError``s that say what happened.
+    static func translatingServerErrors<Result>(location: String, sql: String? = nil, saving: Bool = false, _ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as PostgreSQLServerError {
+            let detail = error.detail.map { " (\($0))" } ?? ""
+            switch error.sqlState {
+            case "23505":
+                throw StowageError(.constraintViolation, "A save breaks a uniqueness constraint\(error.constraint.map { " (\($0))" } ?? ""): \(error.message)\(detail).", sql: sql, underlying: error)
+            case "23503", "23502", "23514":
+                throw StowageError(.constraintViolation, "A save breaks a constraint of the models: \(error.message)\(detail).", sql: sql, underlying: error)
+            case "40001", "40P01":
+                throw StowageError(.saveConflict, "PostgreSQL stopped the save to resolve a conflict with another transaction (\(error.message)); save again.", sql: sql, underlying: error)
+            case "57P01", "57P02", "57P03", "08000", "08003", "08006":
+                throw StowageError(.connectionLost, "PostgreSQL at \(location) ended the connection: \(error.message); nothing of the operation was kept, and later operations reconnect.", sql: sql, underlying: error)
+            case "P0001" where error.message.hasPrefix("Stowage:"):
+                throw StowageError(.fetchFailed, error.message, sql: sql, underlying: error)
+            default:
+                throw StowageError(saving ? .saveFailed : .fetchFailed, "PostgreSQL at \(location) refused a statement: \(error.message)\(detail) (SQLSTATE \(error.sqlState)).", sql: sql, underlying: error)
+            }
+        }
+    }
+}
+
+/// Runs the statements of a save's links on a PostgreSQL connection.
+struct PostgreSQLRunner: SQLStatementRunner {
+    let connection: any PostgreSQLConnection
+
+    func run(_ sql: String, _ arguments: [StorageValue]) throws -> Int {
+        try connection.rows(sql + " RETURNING 1", arguments).count
+    }
+
+    func firstInteger(_ sql: String, _ arguments: [StorageValue]) throws -> Int64? {
+        guard case .integer(let value)? = try connection.rows(sql, arguments).first?.first else { return nil }
+        return value
+    }
+}

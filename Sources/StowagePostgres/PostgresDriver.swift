@@ -1,0 +1,361 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StowageCore
+
+/// The PostgreSQL store's connections, over postgres-nio: a pool that hands one connection at a time to
+/// a synchronous caller, and a listening connection for notifications.
+///
+/// A `ModelContext`'s API is synchronous, as SwiftData's is: an operation waits for its statements'
+/// results on the calling thread, while postgres-nio's event loops do the I/O. Waiting on an event loop
+/// would stop that loop for good, so an operation called on one fails at once.
+final class PostgresDriver: PostgreSQLDriver, @unchecked Sendable {
+    // @unchecked: the mutable state is behind `condition`.
+    private let configuration: PostgresConnection.Configuration
+    private let settings: PostgresConfiguration
+    private let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    private let logger: Logger = {
+        var logger = Logger(label: "stowage.postgres")
+        logger.logLevel = .critical
+        return logger
+    }()
+    private let condition = NSCondition()
+    private var idle: [PostgresNIOConnection] = []
+    private var open = 0
+    private var isShutDown = false
+    private static let ids = ConnectionIDs()
+
+    init(_ settings: PostgresConfiguration) throws {
+        self.settings = settings
+        var configuration = switch settings.endpoint {
+        case .tcp(let host, let port):
+            PostgresConnection.Configuration(host: host, port: port, username: settings.username, password: settings.password, database: settings.database, tls: .disable)
+        case .unixSocket(let path):
+            PostgresConnection.Configuration(unixSocketPath: path, username: settings.username, password: settings.password, database: settings.database)
+        }
+        configuration.options.connectTimeout = .nanoseconds(Int64(settings.connectTimeout.components.seconds) * 1_000_000_000 + settings.connectTimeout.components.attoseconds / 1_000_000_000)
+        self.configuration = configuration
+    }
+
+    deinit { shutdown() }
+
+    func withConnection<Result>(_ body: (any PostgreSQLConnection) throws -> Result) throws -> Result {
+        try Self.refuseOnEventLoop()
+        let connection = try take()
+        defer { give(connection) }
+        return try body(connection)
+    }
+
+    /// A free connection, a new one when the pool is not full, or the next one given back.
+    private func take() throws -> PostgresNIOConnection {
+        let deadline = Date().addingTimeInterval(seconds(settings.connectTimeout))
+        condition.lock()
+        while true {
+            if isShutDown {
+                condition.unlock()
+                throw StowageError(.connectionFailed, "The container's PostgreSQL connections to \(settings.location) are closed.")
+            }
+            if let connection = idle.popLast() {
+                condition.unlock()
+                if connection.isUsable { return connection }
+                connection.close()
+                condition.lock()
+                open -= 1
+                continue
+            }
+            if open < settings.maximumConnections {
+                open += 1
+                condition.unlock()
+                do {
+                    return try connect()
+                } catch {
+                    condition.lock()
+                    open -= 1
+                    condition.signal()
+                    condition.unlock()
+                    throw error
+                }
+            }
+            guard condition.wait(until: deadline) else {
+                condition.unlock()
+                throw StowageError(
+                    .connectionFailed,
+                    "Every one of the \(settings.maximumConnections) connections to \(settings.location) stayed busy for \(settings.connectTimeout): raise maximumConnections, or shorten the operations that hold them.")
+            }
+        }
+    }
+
+    private func give(_ connection: PostgresNIOConnection) {
+        condition.lock()
+        if connection.isUsable && !isShutDown {
+            idle.append(connection)
+        } else {
+            open -= 1
+            connection.close()
+        }
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func connect() throws -> PostgresNIOConnection {
+        do {
+            let connection = try PostgresConnection.connect(
+                on: group.next(), configuration: configuration, id: Self.ids.next(), logger: logger
+            ).wait()
+            return PostgresNIOConnection(connection, logger: logger, location: settings.location)
+        } catch {
+            throw Self.connectionError(error, settings)
+        }
+    }
+
+    func listen(on channel: String, _ handler: @escaping @Sendable (String?) -> Void) throws -> any PostgreSQLListener {
+        try Self.refuseOnEventLoop()
+        let listener = PostgresNotificationListener(channel: channel, handler: handler) { [weak self] in
+            guard let self else { throw StowageError(.connectionFailed, "The container was released.") }
+            return try self.connect()
+        }
+        try listener.start()
+        return listener
+    }
+
+    func shutdown() {
+        condition.lock()
+        isShutDown = true
+        let connections = idle
+        idle = []
+        condition.broadcast()
+        condition.unlock()
+        for connection in connections { connection.close() }
+    }
+
+    private func seconds(_ duration: Duration) -> TimeInterval {
+        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
+    }
+
+    /// An operation on a SwiftNIO event loop would wait for results that only that loop can deliver.
+    static func refuseOnEventLoop() throws {
+        if MultiThreadedEventLoopGroup.currentEventLoop != nil {
+            throw StowageError(
+                .blocksEventLoop,
+                "A ModelContext on PostgreSQL was used on a SwiftNIO event loop thread; its operations wait for the server and would stop the loop. Use the context from a task or a thread of your own (in a server, from the request handler's async context, not from an EventLoopFuture callback).")
+        }
+    }
+
+    /// Why a connection could not be opened, with what to do.
+    static func connectionError(_ error: any Error, _ settings: PostgresConfiguration) -> StowageError {
+        if let error = error as? PSQLError, error.code == .server, let info = error.serverInfo {
+            let state = info[.sqlState] ?? ""
+            let message = info[.message] ?? "refused"
+            switch state {
+            case "28P01", "28000":
+                return StowageError(.connectionFailed, "PostgreSQL at \(settings.location) refused the user \(settings.username): \(message). Check the user name and the password in the configuration (and the server's pg_hba.conf).", underlying: error)
+            case "3D000":
+                return StowageError(.storeNotFound, "PostgreSQL at \(settings.location) has no database \(settings.database): create it (createdb \(settings.database)) or name another in the URL.", underlying: error)
+            default:
+                return StowageError(.connectionFailed, "PostgreSQL at \(settings.location) refused the connection: \(message) (SQLSTATE \(state)).", underlying: error)
+            }
+        }
+        return StowageError(.connectionFailed, "Could not connect to PostgreSQL at \(settings.location) within \(settings.connectTimeout): \(describe(error)). Check that the server runs and that the host, port or socket path are right.", underlying: error)
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let underlying = error.underlying { return "\(error.code), \(underlying)" }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+}
+
+/// Connection numbers for postgres-nio's logs.
+private final class ConnectionIDs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last = 0
+    func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        last += 1
+        return last
+    }
+}
+
+/// One postgres-nio connection, used by one caller at a time.
+final class PostgresNIOConnection: PostgreSQLConnection, @unchecked Sendable {
+    let connection: PostgresConnection
+    private let logger: Logger
+    private let location: String
+    private var failed = false
+
+    init(_ connection: PostgresConnection, logger: Logger, location: String) {
+        self.connection = connection
+        self.logger = logger
+        self.location = location
+    }
+
+    var isUsable: Bool { !failed && !connection.isClosed }
+
+    /// Closes the connection, waiting for it unless this is an event loop thread.
+    func close() {
+        guard !connection.isClosed else { return }
+        let connection = self.connection
+        let closed: EventLoopFuture<Void> = connection.close()
+        if MultiThreadedEventLoopGroup.currentEventLoop == nil {
+            try? closed.wait()
+        } else {
+            // postgres-nio requires a connection to be closed before it is released.
+            closed.whenComplete { _ in withExtendedLifetime(connection) {} }
+        }
+    }
+
+    deinit { close() }
+
+    func query(_ sql: String, _ arguments: [StorageValue], _ body: ([StorageValue]) throws -> Void) throws {
+        try PostgresDriver.refuseOnEventLoop()
+        var binds = PostgresBindings(capacity: arguments.count)
+        for argument in arguments {
+            switch argument {
+            case .null: binds.appendNull()
+            // Numbers too go as text the server types from their place: a Bool's 0 and 1 are then a
+            // `boolean` column's values, and an integer compares with a `numeric` one.
+            case .integer(let value): binds.append(InferredText(String(value)))
+            case .real(let value): binds.append(InferredText("\(value)"))
+            case .text(let value): binds.append(InferredText(value))
+            case .blob(let value): binds.append(ByteBuffer(bytes: value))
+            }
+        }
+        let query = PostgresQuery(unsafeSQL: Self.numberingPlaceholders(sql), binds: binds)
+        let result: PostgresQueryResult
+        do {
+            result = try connection.query(query, logger: logger).wait()
+        } catch let error as PSQLError where error.code == .server {
+            let info = error.serverInfo
+            throw PostgreSQLServerError(
+                sqlState: info?[.sqlState] ?? "", message: info?[.message] ?? "\(error)", detail: info?[.detail],
+                constraint: info?[.constraintName])
+        } catch {
+            failed = true
+            throw StowageError(
+                .connectionLost,
+                "The connection to PostgreSQL at \(location) failed during a statement (\(PostgresDriver.describe(error))); the statement's transaction did not commit. Later operations reconnect.",
+                underlying: error)
+        }
+        var values: [StorageValue] = []
+        for row in result.rows {
+            values.removeAll(keepingCapacity: true)
+            for cell in row {
+                values.append(try Self.value(of: cell))
+            }
+            try body(values)
+        }
+    }
+
+    /// A cell as a stored value.
+    private static func value(of cell: PostgresCell) throws -> StorageValue {
+        guard cell.bytes != nil else { return .null }
+        switch cell.dataType {
+        case .int2, .int4, .int8, .oid: return .integer(try cell.decode(Int64.self))
+        case .float4, .float8: return .real(try cell.decode(Double.self))
+        case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
+        case .bytea:
+            var buffer = try cell.decode(ByteBuffer.self)
+            return .blob(Data(buffer.readBytes(length: buffer.readableBytes) ?? []))
+        default: return .text(try cell.decode(String.self))
+        }
+    }
+
+    /// `?` placeholders as PostgreSQL's `$1`, `$2`…, leaving quoted text and identifiers alone.
+    static func numberingPlaceholders(_ sql: String) -> String {
+        var result = ""
+        result.reserveCapacity(sql.utf8.count + 16)
+        var number = 0
+        var quote: Character?
+        for character in sql {
+            if let open = quote {
+                if character == open { quote = nil }
+                result.append(character)
+            } else if character == "'" || character == "\"" {
+                quote = character
+                result.append(character)
+            } else if character == "?" {
+                number += 1
+                result += "$\(number)"
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}
+
+/// Text bound without a type: the server gives it the type its place needs (a `uuid`, `numeric` or
+/// `jsonb` column, or text).
+private struct InferredText: PostgresDynamicTypeEncodable {
+    let text: String
+    init(_ text: String) { self.text = text }
+    var psqlType: PostgresDataType { .null }
+    var psqlFormat: PostgresFormat { .text }
+    func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+        byteBuffer.writeString(text)
+    }
+}
+
+/// The connection that listens for notifications, reconnecting when it drops.
+final class PostgresNotificationListener: PostgreSQLListener, @unchecked Sendable {
+    private let channel: String
+    private let handler: @Sendable (String?) -> Void
+    private let connect: () throws -> PostgresNIOConnection
+    private let lock = NSLock()
+    private var connection: PostgresNIOConnection?
+    private var stopped = false
+
+    init(channel: String, handler: @escaping @Sendable (String?) -> Void, connect: @escaping () throws -> PostgresNIOConnection) {
+        self.channel = channel
+        self.handler = handler
+        self.connect = connect
+    }
+
+    func start() throws {
+        let connection = try connect()
+        let handler = handler
+        connection.connection.addListener(channel: channel) { _, notification in handler(notification.payload) }
+        try connection.execute("LISTEN \"\(channel)\"")
+        lock.lock()
+        self.connection = connection
+        let stopped = self.stopped
+        lock.unlock()
+        if stopped { connection.close(); return }
+        connection.connection.closeFuture.whenComplete { [weak self] _ in self?.reconnect() }
+    }
+
+    /// Reconnects after a drop, then tells the handler that notifications may have been missed.
+    private func reconnect() {
+        Thread.detachNewThread { [weak self] in
+            var delay: TimeInterval = 0.05
+            while let self {
+                self.lock.lock()
+                let stopped = self.stopped
+                self.lock.unlock()
+                if stopped { return }
+                do {
+                    try self.start()
+                    self.handler(nil)
+                    return
+                } catch {
+                    Thread.sleep(forTimeInterval: delay)
+                    delay = min(delay * 2, 2)
+                }
+            }
+        }
+    }
+
+    func stop() {
+        lock.lock()
+        stopped = true
+        let connection = self.connection
+        self.connection = nil
+        lock.unlock()
+        connection?.close()
+    }
+
+    deinit { stop() }
+}
