@@ -32,7 +32,7 @@ public final class ModelContainer: Sendable {
     /// Each configuration's name with the identifier of its store, in the order they were given.
     let storeIdentifiersByConfiguration: [(name: String, storeIdentifier: String)]
     /// One per file store: notices other processes' saves (see ``StoreChangeWatcher``).
-    private let watchers = Locked<[StoreChangeWatcher]>([])
+    private let watchers = Locked<[any StoreWatcher]>([])
     @MainActor private var main: ModelContext?
 
     /// Creates a container for model types (and every type reachable from them).
@@ -262,6 +262,8 @@ public final class ModelContainer: Sendable {
             self.init(
                 schema: givenSchema, store: store, configurationName: configuration.name,
                 saveRefusal: postgres.allowsSave ? nil : "The configuration \(configuration.name) was created with allowsSave: false")
+            let watcher = try PostgreSQLChangeWatcher(store: store, container: self)
+            watchers.withLock { $0.append(watcher) }
             return
         }
         func open<Configuration: DataStoreConfiguration>(_ configuration: Configuration) throws -> any ModelStore {

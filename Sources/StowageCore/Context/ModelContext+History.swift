@@ -38,7 +38,7 @@ extension ModelContext {
         }
         if let custom = container.store as? any CustomStoreHistory { return try custom.deleteHistory(descriptor) }
         let selected = try selectHistory(Self.defaultDescriptor(descriptor), withChanges: false)
-        for store in container.store.sqliteStores {
+        for store in container.store.historyStores {
             try store.deleteHistory(selected.filter { $0.storeIdentifier == store.identifier }.map(\.transactionIdentifier))
         }
     }
@@ -57,7 +57,7 @@ extension ModelContext {
         let inspection = descriptor.predicate.map { HistoryPredicateInspection($0.expression) } ?? HistoryPredicateInspection()
         var transactions: [DefaultHistoryTransaction] = []
         var bounds: [String: Int64] = [:]
-        for store in container.store.sqliteStores {
+        for store in container.store.historyStores {
             if !inspection.tokens.isEmpty {
                 let deletedThrough = try store.historyDeletedThrough()
                 for token in inspection.tokens {
@@ -71,7 +71,7 @@ extension ModelContext {
             // `$0.token > saved` (alone or in a conjunction) reads only the transactions after `saved`.
             let after = descriptor.predicate.flatMap { ($0.expression as? any HistoryLowerBound)?.transactionsAfter(in: store.identifier) } ?? 0
             bounds[store.identifier] = after
-            let headers = try store.historyHeaders(after: after)
+            let headers = try store.historyHeaders(after: after, detailedOnly: true)
             if inspection.readsChanges {
                 transactions += try historyTransactions(headers, of: store)
             } else {
@@ -85,7 +85,7 @@ extension ModelContext {
             (a.timestamp, a.transactionIdentifier) < (b.timestamp, b.transactionIdentifier)
         }
         if descriptor.sortBy.isEmpty {
-            if container.store.sqliteStores.count > 1 { transactions.sort(by: chronological) }
+            if container.store.historyStores.count > 1 { transactions.sort(by: chronological) }
         } else {
             transactions.sort(using: descriptor.sortBy)
         }
@@ -95,7 +95,7 @@ extension ModelContext {
         // The tokens given back cover every store: in time order, each store's last transaction so far,
         // starting from what the predicate's token had already seen.
         var seen: [String: Int64] = [:]
-        for store in container.store.sqliteStores { seen[store.identifier] = bounds[store.identifier] ?? 0 }
+        for store in container.store.historyStores { seen[store.identifier] = bounds[store.identifier] ?? 0 }
         var tokens: [TransactionKey: DefaultHistoryToken] = [:]
         for transaction in transactions.sorted(by: chronological) {
             seen[transaction.storeIdentifier] = max(seen[transaction.storeIdentifier] ?? 0, transaction.transactionIdentifier)
@@ -106,7 +106,7 @@ extension ModelContext {
         }
         // Each store's changes, read once for the range of its transactions kept.
         var changes: [String: [Int64: [HistoryChange]]] = [:]
-        for store in container.store.sqliteStores where !inspection.readsChanges {
+        for store in container.store.historyStores where !inspection.readsChanges {
             let kept = transactions.filter { $0.storeIdentifier == store.identifier }
             guard let first = kept.map(\.transactionIdentifier).min(), let last = kept.map(\.transactionIdentifier).max() else { continue }
             changes[store.identifier] = try historyChanges(from: first, through: last, of: store)
@@ -119,7 +119,7 @@ extension ModelContext {
         }
     }
 
-    private func historyTransactions(_ headers: [HistoryHeader], of store: SQLiteStore) throws -> [DefaultHistoryTransaction] {
+    private func historyTransactions(_ headers: [HistoryHeader], of store: any HistoryStore) throws -> [DefaultHistoryTransaction] {
         guard let first = headers.first?.id, let last = headers.last?.id else { return [] }
         let changes = try historyChanges(from: first, through: last, of: store)
         return headers.map { DefaultHistoryTransaction(header: $0, storeIdentifier: store.identifier, changes: changes[$0.id] ?? []) }
@@ -127,7 +127,7 @@ extension ModelContext {
 
     /// The changes of a store's transactions, by transaction. Changes of models the schema no longer
     /// has are left out (they have no model type to be described with).
-    private func historyChanges(from first: Int64, through last: Int64, of store: SQLiteStore) throws -> [Int64: [HistoryChange]] {
+    private func historyChanges(from first: Int64, through last: Int64, of store: any HistoryStore) throws -> [Int64: [HistoryChange]] {
         var changes: [Int64: [HistoryChange]] = [:]
         for run in try store.historyRuns(from: first, through: last) {
             guard let entity = schema.entitiesByName[run.entity] else { continue }

@@ -98,7 +98,7 @@ public final class HistoryObserver: Observable {
         let changes = modelContainer.changes()
         var positions: [String: Int64] = [:]
         var given: [String: Int64] = [:]
-        for store in modelContainer.store.sqliteStores {
+        for store in modelContainer.store.historyStores {
             positions[store.identifier] = try store.newestHistoryTransaction()
             if let token = historyTokens?[store.identifier] as? DefaultHistoryToken,
                let seen = token.transactions[store.identifier] ?? token.transactions.values.max() {

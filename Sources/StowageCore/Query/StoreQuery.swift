@@ -153,14 +153,38 @@ protocol ModelStore: AnyObject, Sendable {
     /// Deletes every row of every entity, in one transaction per store, adding the entities emptied to
     /// `erased` as each store commits (so that a failure in a later store still reports the earlier).
     func eraseAll(_ erased: inout [String]) throws
-    /// The SQLite stores (one per configuration), for what each keeps on its own (history).
+    /// The SQLite stores (one per configuration), for what each keeps on its own (idle connections).
     var sqliteStores: [SQLiteStore] { get }
+    /// The stores whose history the container reads (``ModelContext/fetchHistory(_:)``).
+    var historyStores: [any HistoryStore] { get }
     /// Whether the store reads ``StoreQuery/descriptor`` rather than translated filters and sorts: the
     /// context then runs predicates and sorts in Swift over what it returns.
     var acceptsDescriptors: Bool { get }
 }
 
+/// A store that records the history of its saves: numbered transactions, each with runs of changes.
+protocol HistoryStore: AnyObject {
+    /// The store's identifier.
+    var identifier: String { get }
+    /// A number telling this store object's saves from other processes' (and other containers').
+    var origin: Int64 { get }
+    /// The transactions after `after`, oldest first, without their changes; `detailedOnly` leaves out
+    /// those whose changes were not recorded.
+    func historyHeaders(after: Int64, detailedOnly: Bool) throws -> [HistoryHeader]
+    /// The change runs of the transactions numbered from `first` to `last`, in order.
+    func historyRuns(from first: Int64, through last: Int64) throws -> [SQLiteHistory.Run]
+    /// The number of the newest transaction of the history (0 when there is none).
+    func newestHistoryTransaction() throws -> Int64
+    /// The number of the newest transaction deleted from the history (0 when none was).
+    func historyDeletedThrough() throws -> Int64
+    /// Deletes transactions, recording that tokens up to the newest of them have expired.
+    func deleteHistory(_ transactions: [Int64]) throws
+}
+
 extension ModelStore {
+    /// The SQLite stores, whose history the container reads.
+    var historyStores: [any HistoryStore] { sqliteStores }
+
     /// Stowage's own stores take translated queries.
     var acceptsDescriptors: Bool { false }
 

@@ -13,6 +13,8 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
     let identifier: String
     let driver: any PostgreSQLDriver
     let location: String
+    /// Tells this store object's saves from other processes' in the history.
+    let origin = Int64.random(in: 1...Int64.max)
 
     init(schema: Schema, configuration: any PostgreSQLStoreConfiguration) throws {
         self.schema = schema
@@ -36,6 +38,8 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
     func identifier(for entity: Schema.Entity) -> String { identifier }
 
     var sqliteStores: [SQLiteStore] { [] }
+
+    var historyStores: [any HistoryStore] { [self] }
 
     // MARK: Reading
 
@@ -130,6 +134,7 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
     private func write(_ changes: ChangeSet, on connection: any PostgreSQLConnection) throws -> SaveResult {
         let q = SQLiteSQL.quote
         let pk = q(SQLiteSQL.primaryKeyColumn)
+        let preserved = try preservedValues(changes, connection)
         for delete in changes.deletes {
             try connection.execute("DELETE FROM \(q(delete.entity.tableName)) WHERE \(pk) = ?", [.integer(delete.primaryKey)])
         }
@@ -161,7 +166,47 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
             for write in changes.relationshipWrites { try links.write(write) }
             try links.checkUnique(changes.relationshipWrites)
         }
-        return SaveResult(insertedKeys: keys)
+        let transaction = try recordHistory(changes, insertedKeys: keys, preserved: preserved, connection)
+        return SaveResult(insertedKeys: keys, historyTransactions: [identifier: transaction])
+    }
+
+    /// The values of `.preserveValueOnDeletion` attributes of the rows a save deletes, read before.
+    private func preservedValues(_ changes: ChangeSet, _ connection: any PostgreSQLConnection) throws -> [[StorageValue]] {
+        guard changes.deletes.contains(where: { !$0.entity.preservedAttributes.isEmpty }) else { return [] }
+        let q = SQLiteSQL.quote
+        let pk = q(SQLiteSQL.primaryKeyColumn)
+        return try changes.deletes.map { delete in
+            try delete.entity.preservedAttributes.map { attribute in
+                let sql = attribute.isExternalStorage
+                    ? "SELECT \(PostgreSQLSchema.readColumn(attribute, named: "value")) FROM \(q(SQLiteSchema.externalTableName(delete.entity, attribute))) WHERE \(pk) = ?"
+                    : "SELECT \(PostgreSQLSchema.readColumn(attribute)) FROM \(q(delete.entity.tableName)) WHERE \(pk) = ?"
+                return try connection.rows(sql, [.integer(delete.primaryKey)]).first?.first ?? .null
+            }
+        }
+    }
+
+    /// Writes the save's history transaction and notifies the other processes listening, at the end of
+    /// the save's transaction (the notification is delivered when it commits).
+    /// - Returns: the transaction's number.
+    private func recordHistory(_ changes: ChangeSet, insertedKeys: [Int64], preserved: [[StorageValue]], _ connection: any PostgreSQLConnection) throws -> Int64 {
+        try connection.execute("SELECT pg_advisory_xact_lock(\(PostgreSQLSchema.historyLock))")
+        let header = """
+            INSERT INTO \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) ("timestamp", "author", "bundle", "process", "origin", "detail") VALUES (?, ?, ?, ?, ?, 1) RETURNING "id"
+            """
+        guard case .integer(let transaction)? = try connection.rows(header, [
+            .real(Date().timeIntervalSinceReferenceDate), changes.author.map(StorageValue.text) ?? .null,
+            .text(SQLiteHistory.bundleIdentifier), .text(SQLiteHistory.processIdentifier), .integer(origin),
+        ]).first?.first else {
+            throw StowageError(.saveFailed, "PostgreSQL at \(location) gave the save's history row no number.")
+        }
+        let change = """
+            INSERT INTO \(SQLiteSQL.quote(SQLiteHistory.changeTable)) ("transaction", "position", "entity", "kind", "properties", "keys", "values") VALUES (?, ?, ?, ?, ?, ?, ?)
+            """
+        for record in SQLiteHistory.records(of: changes, insertedKeys: insertedKeys, preserved: preserved) {
+            try connection.execute(change, record.arguments(transaction: transaction))
+        }
+        try connection.execute("SELECT pg_notify(?, ?)", [.text(PostgreSQLSchema.notificationChannel), .text(String(transaction))])
+        return transaction
     }
 
     /// Inserts one model's row, returning its key: with `ON CONFLICT … DO UPDATE` when the entity has one
@@ -244,7 +289,13 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
         let unique = Array(Set(tables)).sorted()
         try driver.withConnection { connection in
             try Self.translatingServerErrors(location: location, saving: true) {
-                try connection.execute("TRUNCATE \(unique.joined(separator: ", "))")
+                try connection.transaction {
+                    try connection.execute("TRUNCATE \(unique.joined(separator: ", "))")
+                    // The history went with the data: every token given out so far expires, through a
+                    // transaction number taken and deleted at once.
+                    let erasure = try recordHistory(ChangeSet(), insertedKeys: [], preserved: [], connection)
+                    try Self.deleteHistory(through: erasure, on: connection)
+                }
             }
         }
         erased += schema.entities.map(\.name)
@@ -273,6 +324,89 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
                 throw StowageError(saving ? .saveFailed : .fetchFailed, "PostgreSQL at \(location) refused a statement: \(error.message)\(detail) (SQLSTATE \(error.sqlState)).", sql: sql, underlying: error)
             }
         }
+    }
+}
+
+extension PostgreSQLStore: HistoryStore {
+    func historyHeaders(after: Int64, detailedOnly: Bool) throws -> [HistoryHeader] {
+        var fragment = SQLFragment("SELECT \"id\", \"timestamp\", \"author\", \"bundle\", \"process\", \"origin\", \"detail\" FROM \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) WHERE \"id\" > ")
+        fragment.bind(.integer(after))
+        if detailedOnly { fragment.append(" AND \"detail\" <> 0") }
+        fragment.append(" ORDER BY \"id\"")
+        return try rows(fragment).compactMap { row in
+            guard row.count == 7, case .integer(let id) = row[0], case .real(let timestamp) = row[1],
+                  case .text(let bundle) = row[3], case .text(let process) = row[4], case .integer(let origin) = row[5],
+                  case .integer(let detail) = row[6]
+            else { return nil }
+            let author: String? = if case .text(let author) = row[2] { author } else { nil }
+            return HistoryHeader(
+                id: id, timestamp: Date(timeIntervalSinceReferenceDate: timestamp), author: author,
+                bundleIdentifier: bundle, processIdentifier: process, origin: origin, detailed: detail != 0)
+        }
+    }
+
+    func historyRuns(from first: Int64, through last: Int64) throws -> [SQLiteHistory.Run] {
+        var fragment = SQLFragment("SELECT \"transaction\", \"position\", \"entity\", \"kind\", \"properties\", \"keys\", \"values\" FROM \(SQLiteSQL.quote(SQLiteHistory.changeTable)) WHERE \"transaction\" BETWEEN ")
+        fragment.bind(.integer(first))
+        fragment.append(" AND ")
+        fragment.bind(.integer(last))
+        fragment.append(" ORDER BY \"transaction\", \"position\"")
+        return try rows(fragment).compactMap { row in
+            guard row.count == 7, case .integer(let transaction) = row[0], case .integer(let position) = row[1],
+                  case .text(let entity) = row[2], case .integer(let kindValue) = row[3], let kind = SQLiteHistory.Kind(rawValue: kindValue),
+                  case .blob(let keyData) = row[5]
+            else { return nil }
+            let properties: [String] = if case .text(let text) = row[4] { text.split(separator: ",").map(String.init) } else { [] }
+            let keys = try SQLiteHistory.decodeKeys(keyData)
+            var values: [[StorageValue]] = []
+            if case .blob(let valueData) = row[6] { values = try SQLiteHistory.decodeValues(valueData, rows: keys.count, columns: properties.count) }
+            return SQLiteHistory.Run(transaction: transaction, position: Int(position), entity: entity, kind: kind, properties: properties, keys: keys, values: values)
+        }
+    }
+
+    func newestHistoryTransaction() throws -> Int64 {
+        guard case .integer(let newest)? = try rows(SQLFragment("SELECT max(\"id\") FROM \(SQLiteSQL.quote(SQLiteHistory.transactionTable))")).first?.first else { return 0 }
+        return newest
+    }
+
+    func historyDeletedThrough() throws -> Int64 {
+        var fragment = SQLFragment("SELECT \"value\" FROM \(SQLiteSQL.quote(SQLiteSQL.metadataTable)) WHERE \"key\" = ")
+        fragment.bind(.text(SQLiteHistory.deletedThroughKey))
+        guard case .text(let value)? = try rows(fragment).first?.first else { return 0 }
+        return Int64(value) ?? 0
+    }
+
+    func deleteHistory(_ transactions: [Int64]) throws {
+        guard let newest = transactions.max() else { return }
+        try driver.withConnection { connection in
+            try Self.translatingServerErrors(location: location, saving: true) {
+                try connection.transaction {
+                    for chunk in stride(from: 0, to: transactions.count, by: 500).map({ transactions[$0..<min($0 + 500, transactions.count)] }) {
+                        let list = chunk.map(String.init).joined(separator: ",")
+                        try connection.execute("DELETE FROM \(SQLiteSQL.quote(SQLiteHistory.changeTable)) WHERE \"transaction\" IN (\(list))")
+                        try connection.execute("DELETE FROM \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) WHERE \"id\" IN (\(list))")
+                    }
+                    try Self.recordDeletedThrough(newest, on: connection)
+                }
+            }
+        }
+    }
+
+    /// Deletes the whole history up to `newest`, inside the caller's transaction.
+    static func deleteHistory(through newest: Int64, on connection: any PostgreSQLConnection) throws {
+        try connection.execute("DELETE FROM \(SQLiteSQL.quote(SQLiteHistory.changeTable)) WHERE \"transaction\" <= ?", [.integer(newest)])
+        try connection.execute("DELETE FROM \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) WHERE \"id\" <= ?", [.integer(newest)])
+        try recordDeletedThrough(newest, on: connection)
+    }
+
+    /// Records that tokens up to `newest` have expired.
+    private static func recordDeletedThrough(_ newest: Int64, on connection: any PostgreSQLConnection) throws {
+        try connection.execute(
+            """
+            INSERT INTO \(SQLiteSQL.quote(SQLiteSQL.metadataTable)) ("key", "value") VALUES (?, ?)
+            ON CONFLICT ("key") DO UPDATE SET "value" = greatest(\(SQLiteSQL.quote(SQLiteSQL.metadataTable))."value"::bigint, excluded."value"::bigint)::text
+            """,
+            [.text(SQLiteHistory.deletedThroughKey), .text(String(newest))])
     }
 }
 

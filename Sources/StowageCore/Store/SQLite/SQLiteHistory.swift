@@ -229,13 +229,41 @@ extension SQLiteStore {
         let runStatement = try db.cachedStatement(sql: """
             INSERT INTO \(SQLiteSQL.quote(SQLiteHistory.changeTable)) ("transaction", "position", "entity", "kind", "properties", "keys", "values") VALUES (?, ?, ?, ?, ?, ?, ?)
             """).sqliteStatement
-        var position = 0
-        func write(_ entity: Schema.Entity, _ kind: SQLiteHistory.Kind, _ properties: [String]?, _ keys: [Int64], values: [[StorageValue]]? = nil) throws {
-            try SQLiteStatement.run(runStatement, [
-                .integer(transaction), .integer(Int64(position)), .text(entity.name), .integer(kind.rawValue),
+        for record in SQLiteHistory.records(of: changes, insertedKeys: insertedKeys, preserved: preserved) {
+            try SQLiteStatement.run(runStatement, record.arguments(transaction: transaction)) { statement in while try SQLiteStatement.step(statement) {} }
+        }
+        return transaction
+    }
+}
+
+extension SQLiteHistory {
+    /// One run of a transaction's changes as a store writes it.
+    struct Record {
+        let position: Int
+        let entity: String
+        let kind: Kind
+        let properties: [String]?
+        let keys: [Int64]
+        let values: [[StorageValue]]?
+
+        /// The values of a change row of `transaction`, in the columns' order.
+        func arguments(transaction: Int64) -> [StorageValue] {
+            [
+                .integer(transaction), .integer(Int64(position)), .text(entity), .integer(kind.rawValue),
                 properties.map { .text($0.joined(separator: ",")) } ?? .null,
                 .blob(SQLiteHistory.encode(keys: keys)), values.map { .blob(SQLiteHistory.encode(values: $0)) } ?? .null,
-            ]) { statement in while try SQLiteStatement.step(statement) {} }
+            ]
+        }
+    }
+
+    /// The runs of changes of a save, as its history records them: inserts by entity, then updates
+    /// (the models whose attributes changed, then those whose only changes are links), then deletions
+    /// with their preserved values.
+    static func records(of changes: ChangeSet, insertedKeys: [Int64], preserved: [[StorageValue]]) -> [Record] {
+        var records: [Record] = []
+        var position = 0
+        func write(_ entity: Schema.Entity, _ kind: SQLiteHistory.Kind, _ properties: [String]?, _ keys: [Int64], values: [[StorageValue]]? = nil) {
+            records.append(Record(position: position, entity: entity.name, kind: kind, properties: properties, keys: keys, values: values))
             position += keys.count
         }
 
@@ -245,7 +273,7 @@ extension SQLiteStore {
             let entity = changes.inserts[start].entity
             var end = start + 1
             while end < changes.inserts.count, changes.inserts[end].entity === entity { end += 1 }
-            try write(entity, .insert, nil, Array(insertedKeys[start..<end]))
+            write(entity, .insert, nil, Array(insertedKeys[start..<end]))
             start = end
         }
 
@@ -289,7 +317,7 @@ extension SQLiteStore {
                   updates[end].attributes.elementsEqual(first.attributes, by: ===), updates[end].links == first.links {
                 end += 1
             }
-            try write(first.entity, .update, first.attributes.map(\.name) + first.links, updates[start..<end].map(\.key))
+            write(first.entity, .update, first.attributes.map(\.name) + first.links, updates[start..<end].map(\.key))
             start = end
         }
 
@@ -300,15 +328,33 @@ extension SQLiteStore {
             var end = start + 1
             while end < changes.deletes.count, changes.deletes[end].entity === entity { end += 1 }
             let preservedNames = entity.preservedAttributes.map(\.name)
-            try write(entity, .delete, preservedNames.isEmpty ? nil : preservedNames, changes.deletes[start..<end].map(\.primaryKey),
+            write(entity, .delete, preservedNames.isEmpty ? nil : preservedNames, changes.deletes[start..<end].map(\.primaryKey),
                       values: preservedNames.isEmpty ? nil : Array(preserved[start..<end]))
             start = end
         }
-        return transaction
+        return records
     }
 }
 
 // MARK: - Reading and deleting
+
+extension SQLiteStore: HistoryStore {
+    func historyHeaders(after: Int64, detailedOnly: Bool) throws -> [HistoryHeader] {
+        try historyHeaders(after: after, detailedOnly: detailedOnly, on: nil)
+    }
+
+    func historyRuns(from first: Int64, through last: Int64) throws -> [SQLiteHistory.Run] {
+        try historyRuns(from: first, through: last, on: nil)
+    }
+
+    func historyDeletedThrough() throws -> Int64 {
+        try historyDeletedThrough(on: nil)
+    }
+
+    func newestHistoryTransaction() throws -> Int64 {
+        try newestHistoryTransaction(on: nil)
+    }
+}
 
 extension SQLiteStore {
     /// Runs one history query through `connection` (the ``StoreChangeWatcher``'s own, so that its reads
@@ -334,7 +380,7 @@ extension SQLiteStore {
 
     /// Every transaction of the store's history, oldest first, without their changes.
     /// - Parameter detailedOnly: leaves out the rows of saves whose changes were not recorded.
-    func historyHeaders(after: Int64 = 0, detailedOnly: Bool = true, on connection: OpaquePointer? = nil) throws -> [HistoryHeader] {
+    func historyHeaders(after: Int64 = 0, detailedOnly: Bool = true, on connection: OpaquePointer?) throws -> [HistoryHeader] {
         guard try hasHistory(on: connection) else { return [] }
         var fragment = SQLFragment("SELECT \"id\", \"timestamp\", \"author\", \"bundle\", \"process\", \"origin\", \"detail\" FROM \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) WHERE \"id\" > ")
         fragment.bind(.integer(after))
@@ -357,7 +403,7 @@ extension SQLiteStore {
     }
 
     /// The change runs of the transactions numbered from `first` to `last`, in order.
-    func historyRuns(from first: Int64, through last: Int64, on connection: OpaquePointer? = nil) throws -> [SQLiteHistory.Run] {
+    func historyRuns(from first: Int64, through last: Int64, on connection: OpaquePointer?) throws -> [SQLiteHistory.Run] {
         guard try hasHistory(on: connection) else { return [] }
         var fragment = SQLFragment("SELECT \"transaction\", \"position\", \"entity\", \"kind\", \"properties\", \"keys\", \"values\" FROM \(SQLiteSQL.quote(SQLiteHistory.changeTable)) WHERE \"transaction\" BETWEEN ")
         fragment.bind(.integer(first))
@@ -387,7 +433,7 @@ extension SQLiteStore {
     }
 
     /// The number of the newest transaction of the history (0 when there is none).
-    func newestHistoryTransaction(on connection: OpaquePointer? = nil) throws -> Int64 {
+    func newestHistoryTransaction(on connection: OpaquePointer?) throws -> Int64 {
         guard try hasHistory(on: connection) else { return 0 }
         return try readHistory(SQLFragment("SELECT max(\"id\") FROM \(SQLiteSQL.quote(SQLiteHistory.transactionTable))"), on: connection) { statement in
             try SQLiteStatement.step(statement) ? sqlite3_column_int64(statement, 0) : 0
@@ -395,7 +441,7 @@ extension SQLiteStore {
     }
 
     /// The number of the newest transaction deleted from the history (0 when none was).
-    func historyDeletedThrough(on connection: OpaquePointer? = nil) throws -> Int64 {
+    func historyDeletedThrough(on connection: OpaquePointer?) throws -> Int64 {
         guard try hasHistory(on: connection) else { return 0 }
         var fragment = SQLFragment("SELECT \"value\" FROM \(SQLiteSQL.quote(SQLiteSQL.metadataTable)) WHERE \"key\" = ")
         fragment.bind(.text(SQLiteHistory.deletedThroughKey))

@@ -19,7 +19,7 @@ import Logging
 /// the watcher had not read yet that was deleted (`deleteHistory`, another process's `erase()`) — every
 /// model is treated as possibly changed
 /// (``ModelContext/NotificationKey/invalidatedAllIdentifiers``).
-final class StoreChangeWatcher: @unchecked Sendable {
+final class StoreChangeWatcher: StoreWatcher, @unchecked Sendable {
     // @unchecked Sendable: the connection is behind `connectionLock`; the rest of the mutable state is
     // only touched on `queue`.
 
@@ -131,6 +131,11 @@ final class StoreChangeWatcher: @unchecked Sendable {
     }
 }
 
+/// Something that tells a container of other processes' saves, until cancelled.
+protocol StoreWatcher: AnyObject, Sendable {
+    func cancel()
+}
+
 extension ModelContainer {
     /// Posted through `NotificationCenter.default` when another process (or another container on the
     /// same file) saved to one of the container's stores; the object is the container. `userInfo`
@@ -144,7 +149,7 @@ extension ModelContainer {
 
     /// Hands other processes' transactions (or, for `nil`, "anything may have changed") to the
     /// container's contexts, to ``changes(bufferingPolicy:)`` and to ``storeRemoteChange`` observers.
-    func receiveRemoteChanges(_ transactions: [(HistoryHeader, [SQLiteHistory.Run])]?, from store: SQLiteStore) {
+    func receiveRemoteChanges(_ transactions: [(HistoryHeader, [SQLiteHistory.Run])]?, from store: any HistoryStore) {
         guard let transactions else {
             var saved = SavedChanges()
             saved.refreshAll = true
