@@ -67,3 +67,29 @@ var allModels: [any PersistentModel.Type] { [Wallet.self, Payment.self, Badge.se
     var text: String
     init(text: String) { self.text = text }
 }
+
+/// A class hierarchy, with external storage.
+@Model class Document {
+    var title: String
+    @Attribute(.externalStorage) var body: Data
+    init(title: String, body: Data) {
+        self.title = title
+        self.body = body
+    }
+}
+
+@Model class Invoice: Document {
+    var total: Decimal
+    init(title: String, body: Data, total: Decimal) {
+        self.total = total
+        super.init(title: title, body: body)
+    }
+}
+
+@ModelActor actor WalletImporter {
+    func importWallets(_ handles: [String]) throws -> Int {
+        for handle in handles { modelContext.insert(Wallet(handle: handle, name: handle.capitalized)) }
+        try modelContext.save()
+        return try modelContext.fetchCount(FetchDescriptor<Wallet>())
+    }
+}

@@ -200,7 +200,9 @@ enum PostgreSQLSchema {
             throw mismatch("its recorded layout cannot be read")
         }
         let differences = schema.layout.differences(from: stored)
-        guard differences.isEmpty else { throw mismatch(differences.joined(separator: "; ")) }
+        guard differences.isEmpty else {
+            throw mismatch(differences.joined(separator: "; ") + " (the PostgreSQL store does not migrate yet: open the database with the models it was created with, or create a new database)")
+        }
         guard let identifier = metadata["store_identifier"] else { throw mismatch("its metadata has no store identifier") }
         return identifier
     }
