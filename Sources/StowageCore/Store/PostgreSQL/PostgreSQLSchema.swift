@@ -46,7 +46,7 @@ enum PostgreSQLSchema {
     /// Strings compare and search as Swift does, through their NFC form (see ``SwiftTextKey``).
     static let supportStatements: [String] = [
         #"CREATE OR REPLACE FUNCTION stowage_nfc(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT normalize($1, NFC) $$"#,
-        #"CREATE OR REPLACE FUNCTION stowage_fold(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT lower(regexp_replace(normalize($1, NFD), '[\u0300-\u036f]', '', 'g') COLLATE "und-x-icu") $$"#,
+        #"CREATE OR REPLACE FUNCTION stowage_fold(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT replace(lower(regexp_replace(normalize($1, NFKD), '[\u0300-\u036f]', '', 'g') COLLATE "und-x-icu"), 'ß', 'ss') $$"#,
         #"CREATE OR REPLACE FUNCTION stowage_contains(text, text) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT strpos(normalize($1, NFC), normalize($2, NFC)) > 0 $$"#,
         #"CREATE OR REPLACE FUNCTION stowage_starts_with(text, text) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT starts_with(normalize($1, NFC), normalize($2, NFC)) $$"#,
         #"CREATE OR REPLACE FUNCTION stowage_localized_standard_contains(text, text) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT strpos(stowage_fold($1), stowage_fold($2)) > 0 $$"#,
@@ -58,7 +58,10 @@ enum PostgreSQLSchema {
 
     /// Created before the functions, which use them.
     static let collationStatements: [String] = [
-        #"CREATE COLLATION IF NOT EXISTS "localizedStandard" (provider = icu, locale = 'und-u-kn-ks-level2', deterministic = false)"#,
+        // Foundation's `localizedStandardCompare` is a total order: case and accents are told apart
+        // after the letters (bob < Bob < BOB), canonically equivalent forms by their bytes, digits as
+        // numbers. ICU's root collation with numeric ordering, deterministic, gives the same order.
+        #"CREATE COLLATION IF NOT EXISTS "localizedStandard" (provider = icu, locale = 'und-u-kn')"#,
         #"CREATE COLLATION IF NOT EXISTS "caseInsensitive" (provider = icu, locale = 'und-u-ks-level2', deterministic = false)"#,
         #"CREATE COLLATION IF NOT EXISTS "localized" (provider = icu, locale = 'und')"#,
     ]

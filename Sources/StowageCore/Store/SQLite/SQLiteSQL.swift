@@ -259,7 +259,12 @@ enum SQLiteSQL {
                 if let collation = term.collation, let name = collationName(collation) {
                     fragment.append(dialect.collate(name))
                 }
-                fragment.append(term.ascending ? ", " : " DESC, ")
+                // SQLite puts NULL before every value; PostgreSQL after, unless told.
+                if dialect == .postgresql {
+                    fragment.append(term.ascending ? " NULLS FIRST, " : " DESC NULLS LAST, ")
+                } else {
+                    fragment.append(term.ascending ? ", " : " DESC, ")
+                }
             }
             fragment.append(identifier: primaryKeyColumn)
         }
