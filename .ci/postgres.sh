@@ -2,8 +2,8 @@
 # too): installs Debian's `postgresql` package if no server is installed, creates a cluster in a
 # temporary directory, starts it on 127.0.0.1 and a Unix socket in that directory only, and exports
 # STOWAGE_TEST_POSTGRES_URL for the StowagePostgres tests (each creates and drops its own databases).
-# `stop_postgres` stops the server and removes the directory; a watcher stops it too when the shell
-# that sourced this file exits, so that it never outlives the run.
+# `restart_postgres` restarts it; `stop_postgres` stops it and removes the directory; a watcher stops
+# it too when the shell that sourced this file exits, so that it never outlives the run.
 #
 # initdb refuses to run as root: as root, the cluster belongs to the `postgres` user the package
 # creates.
@@ -36,6 +36,7 @@ start_postgres() {
         -o "-c listen_addresses=127.0.0.1 -p $port -k $POSTGRES_DIR -c fsync=on -c max_connections=200" start >/dev/null \
         || { cat "$POSTGRES_DIR/server.log" >&2; return 1; }
     POSTGRES_STOP=("${as[@]}" "$bin/pg_ctl" -D "$POSTGRES_DIR/data" -m fast stop)
+    POSTGRES_RESTART=("${as[@]}" "$bin/pg_ctl" -D "$POSTGRES_DIR/data" -l "$POSTGRES_DIR/server.log" -m fast -w restart)
     export STOWAGE_TEST_POSTGRES_URL="postgres://stowage@127.0.0.1:$port/postgres"
     # Stops the server once the shell that started it is gone, whatever ends it.
     local shell_pid=$$
@@ -46,6 +47,11 @@ start_postgres() {
         rm -rf "$POSTGRES_DIR"
     ) </dev/null >/dev/null 2>&1 &
     echo "PostgreSQL $("$bin/postgres" --version | awk '{print $3}') at $STOWAGE_TEST_POSTGRES_URL (cluster in $POSTGRES_DIR)"
+}
+
+# Restarts the server (what the failure tests do to a server of their own).
+restart_postgres() {
+    "${POSTGRES_RESTART[@]}" >/dev/null
 }
 
 stop_postgres() {

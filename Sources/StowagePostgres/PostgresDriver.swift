@@ -211,6 +211,13 @@ final class PostgresNIOConnection: PostgreSQLConnection, @unchecked Sendable {
 
     func query(_ sql: String, _ arguments: [StorageValue], _ body: ([StorageValue]) throws -> Void) throws {
         try PostgresDriver.refuseOnEventLoop()
+        // A statement sent on a connection that has closed would wait for an answer forever.
+        guard isUsable else {
+            failed = true
+            throw StowageError(
+                .connectionLost,
+                "The connection to PostgreSQL at \(location) had closed; the statement was not sent, and its transaction did not commit. Later operations reconnect.")
+        }
         var binds = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
             switch argument {
