@@ -86,7 +86,7 @@ let package = Package(
         .target(name: "ReopenFixtures", dependencies: ["Stowage"], path: "Tests/ReopenFixtures"),
         .executableTarget(
             name: "stowage-reopen-probe",
-            dependencies: ["ReopenFixtures", .product(name: "GRDBSQLite", package: "GRDB.swift")], path: "Tests/ReopenProbe"),
+            dependencies: ["ReopenFixtures", "StowagePostgres", .product(name: "GRDBSQLite", package: "GRDB.swift")], path: "Tests/ReopenProbe"),
         // Models and app code in a target whose default isolation is the main actor (Xcode 26's app default).
         .target(name: "MainActorModels", dependencies: ["Stowage"], path: "Tests/MainActorModels",
                 swiftSettings: [.defaultIsolation(MainActor.self)]),

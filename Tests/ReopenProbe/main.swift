@@ -2,6 +2,7 @@ import Foundation
 import GRDBSQLite
 import ReopenFixtures
 import Stowage
+import StowagePostgres
 
 // Opens a store in a process of its own, for the reopening and migration tests:
 //
@@ -22,6 +23,9 @@ import Stowage
 //                                                        each, then prints "saved COUNT"
 //     stowage-reopen-probe set-watts STORE WATTS HISTORY sets every lamp's watts in one save, recording
 //                                                        history when HISTORY is 1, then prints "set N"
+//     stowage-reopen-probe postgres-writer URL FIRST     saves to the PostgreSQL database at URL until killed,
+//                                                        each save a Mark (numbered from FIRST) and one more
+//                                                        on the Tally, printing "ack N" once save N returned
 //
 // Exits 0 on success; on a StowageError prints "error <code>: <message>" and exits 1.
 
@@ -93,6 +97,23 @@ do {
         for lamp in lamps { lamp.watts = watts }
         try context.save()
         say("set \(lamps.count)")
+    case ("postgres-writer", 4):
+        guard let server = URL(string: arguments[2]), let first = Int(arguments[3]) else { usage() }
+        let context = ModelContext(try ModelContainer(for: Tally.self, Mark.self, configurations: PostgresConfiguration(url: server)))
+        let pid = Int(ProcessInfo.processInfo.processIdentifier)
+        var sequence = first
+        while true {
+            let tally = try context.fetch(FetchDescriptor<Tally>()).first ?? {
+                let tally = Tally(name: "saves", count: 0)
+                context.insert(tally)
+                return tally
+            }()
+            tally.count += 1
+            context.insert(Mark(sequence: sequence, process: pid))
+            try context.save()
+            say("ack \(sequence)")
+            sequence += 1
+        }
     default:
         usage()
     }
