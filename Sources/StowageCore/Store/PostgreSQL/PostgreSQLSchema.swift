@@ -119,17 +119,7 @@ enum PostgreSQLSchema {
                 statements.append("CREATE TABLE \(table) (\(pk) bigint PRIMARY KEY REFERENCES \(q(entity.tableName))(\(pk)) ON DELETE CASCADE, \"value\" \(columnType(attribute)))")
             }
             guard entity.superentity == nil else { continue }
-            for group in entity.uniquenessConstraints {
-                let name = q("\(entity.name)_\(group.joined(separator: "_"))_unique")
-                statements.append("CREATE UNIQUE INDEX \(name) ON \(q(entity.name)) (\(SQLiteSchema.keyList(group, of: entity)))")
-            }
-            for relationship in entity.fetchForeignKeys {
-                guard case .foreignKey(let column, _) = relationship.storage else { continue }
-                statements.append("CREATE INDEX \(q("\(entity.name)_\(column)_index")) ON \(q(entity.name)) (\(q(column)))")
-            }
-            for group in entity.indices {
-                statements.append("CREATE INDEX \(q("\(entity.name)_\(group.joined(separator: "_"))_index")) ON \(q(entity.name)) (\(SQLiteSchema.keyList(group, of: entity)))")
-            }
+            statements += indexStatements(for: entity)
         }
         var joinTables: Set<String> = []
         for entity in schema.entities {
@@ -148,6 +138,24 @@ enum PostgreSQLSchema {
         return statements
     }
 
+    /// The indexes of a root entity's table: uniqueness constraints, foreign keys, `#Index`.
+    static func indexStatements(for entity: Schema.Entity) -> [String] {
+        let q = SQLiteSQL.quote
+        var statements: [String] = []
+        for group in entity.uniquenessConstraints {
+            let name = q("\(entity.name)_\(group.joined(separator: "_"))_unique")
+            statements.append("CREATE UNIQUE INDEX \(name) ON \(q(entity.name)) (\(SQLiteSchema.keyList(group, of: entity)))")
+        }
+        for relationship in entity.fetchForeignKeys {
+            guard case .foreignKey(let column, _) = relationship.storage else { continue }
+            statements.append("CREATE INDEX \(q("\(entity.name)_\(column)_index")) ON \(q(entity.name)) (\(q(column)))")
+        }
+        for group in entity.indices {
+            statements.append("CREATE INDEX \(q("\(entity.name)_\(group.joined(separator: "_"))_index")) ON \(q(entity.name)) (\(SQLiteSchema.keyList(group, of: entity)))")
+        }
+        return statements
+    }
+
     /// Creates the schema in a database without Stowage's tables, or checks that its tables match the
     /// schema; run by one process at a time (an advisory lock held until the transaction ends), so that
     /// instances starting together create the tables once.
@@ -157,6 +165,11 @@ enum PostgreSQLSchema {
             try connection.execute("SELECT pg_advisory_xact_lock(\(setupLock))")
             let metadata = try Self.metadata(on: connection)
             if let metadata {
+                if allowsCreation, let json = metadata["schema_layout"], let stored = try? SchemaLayout(json: json), stored != schema.layout {
+                    try PostgreSQLMigration(from: stored, to: schema, location: location).run(on: connection)
+                    try record(schema, on: connection)
+                    return metadata["store_identifier"] ?? UUID().uuidString
+                }
                 return try identifier(schema, metadata: metadata, location: location)
             }
             guard allowsCreation else {
@@ -177,6 +190,16 @@ enum PostgreSQLSchema {
                 try connection.execute("INSERT INTO \(meta) (\"key\", \"value\") VALUES (?, ?)", [.text(key), .text(value)])
             }
             return identifier
+        }
+    }
+
+    /// Records the schema's version and layout after a migration.
+    static func record(_ schema: Schema, on connection: any PostgreSQLConnection) throws {
+        let layout = schema.layout
+        for (key, value) in [("schema_version", schema.version.description), ("schema_layout", layout.json), ("schema_fingerprint", layout.fingerprint)] {
+            try connection.execute(
+                "INSERT INTO \(SQLiteSQL.quote(metadataTable)) (\"key\", \"value\") VALUES (?, ?) ON CONFLICT (\"key\") DO UPDATE SET \"value\" = excluded.\"value\"",
+                [.text(key), .text(value)])
         }
     }
 
@@ -204,7 +227,7 @@ enum PostgreSQLSchema {
         }
         let differences = schema.layout.differences(from: stored)
         guard differences.isEmpty else {
-            throw mismatch(differences.joined(separator: "; ") + " (the PostgreSQL store does not migrate yet: open the database with the models it was created with, or create a new database)")
+            throw mismatch(differences.joined(separator: "; ") + " (a configuration that allows saving migrates such changes when they are lightweight)")
         }
         guard let identifier = metadata["store_identifier"] else { throw mismatch("its metadata has no store identifier") }
         return identifier
