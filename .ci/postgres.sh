@@ -9,7 +9,10 @@
 # creates.
 
 postgres_bin() {
-    ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1
+    # Empty (and a success, for callers under `set -e -o pipefail`) when no server is installed.
+    local found
+    found=$(find /usr/lib/postgresql -mindepth 2 -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -1) || true
+    printf '%s' "$found"
 }
 
 start_postgres() {
