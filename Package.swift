@@ -1,5 +1,6 @@
 // swift-tools-version: 6.2
 import CompilerPluginSupport
+import Foundation
 import PackageDescription
 
 // The macro plugin's swift-syntax. A Swift 6.3 compiler ends its session with a plugin by sending an
@@ -22,6 +23,11 @@ let swiftSyntax = Package.Dependency.package(url: "https://github.com/swiftlang/
 // other platforms only.
 let withoutSwiftData: [Platform] = [.linux, .windows, .android, .openbsd, .wasi]
 
+// `STOWAGE_WITHOUT_POSTGRES=1` leaves the PostgreSQL store out of the package: the Thread Sanitizer run
+// (Reliability/tsan.sh), whose tests do not use it, would otherwise build SwiftNIO, swift-crypto and
+// postgres-nio a second time, under TSan.
+let withPostgres = ProcessInfo.processInfo.environment["STOWAGE_WITHOUT_POSTGRES"] == nil
+
 let package = Package(
     name: "Stowage",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
@@ -32,17 +38,17 @@ let package = Package(
         .library(name: "StowageQueries", targets: ["StowageQueries"]),
         // `import SwiftData` on platforms without Apple's SwiftData (see `withoutSwiftData` above).
         .library(name: "SwiftData", targets: ["SwiftData"]),
+    ] + (withPostgres ? [
         // The PostgreSQL store (`PostgresConfiguration`): the only product that builds postgres-nio.
         .library(name: "StowagePostgres", targets: ["StowagePostgres"]),
-    ],
+    ] : []),
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         swiftSyntax,
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // `swift package generate-documentation` (.ci/docs builds the documentation with docc directly).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-    ],
+    ] + (withPostgres ? [.package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2")] : []),
     targets: [
         // Runtime: schema, container, context, query translation and the SQLite store. No swift-syntax.
         .target(
@@ -66,10 +72,6 @@ let package = Package(
         .target(name: "Stowage", dependencies: ["StowageCore", "StowageMacros"]),
         // Queryable/QueryFilter/QueryResults/Query, WrappedID and the mock-friendly value protocols.
         .target(name: "StowageQueries", dependencies: ["Stowage"]),
-        // The PostgreSQL store's connections (postgres-nio); the store itself is in StowageCore, beside SQLite's.
-        .target(
-            name: "StowagePostgres",
-            dependencies: ["Stowage", "StowageCore", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // `@_exported import Stowage` under the name SwiftData, on platforms without Apple's SwiftData.
         .target(name: "SwiftData", dependencies: [.target(name: "Stowage", condition: .when(platforms: withoutSwiftData))]),
 
@@ -86,7 +88,8 @@ let package = Package(
         .target(name: "ReopenFixtures", dependencies: ["Stowage"], path: "Tests/ReopenFixtures"),
         .executableTarget(
             name: "stowage-reopen-probe",
-            dependencies: ["ReopenFixtures", "StowagePostgres", .product(name: "GRDBSQLite", package: "GRDB.swift")], path: "Tests/ReopenProbe"),
+            dependencies: ["ReopenFixtures", .product(name: "GRDBSQLite", package: "GRDB.swift")] + (withPostgres ? ["StowagePostgres"] : []),
+            path: "Tests/ReopenProbe"),
         // Models and app code in a target whose default isolation is the main actor (Xcode 26's app default).
         .target(name: "MainActorModels", dependencies: ["Stowage"], path: "Tests/MainActorModels",
                 swiftSettings: [.defaultIsolation(MainActor.self)]),
@@ -99,10 +102,6 @@ let package = Package(
             dependencies: ["Stowage", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "StowageModelTests", dependencies: ["Stowage"]),
-        // Against a real PostgreSQL server: STOWAGE_TEST_POSTGRES_URL, or a throwaway cluster the tests start.
-        .testTarget(
-            name: "StowagePostgresTests",
-            dependencies: ["StowagePostgres", "ReopenFixtures", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The model layers of open-source SwiftData apps, in their spellings, through `import SwiftData`;
         // Swift 5 language mode, as those apps are (`static var versionIdentifier = ...` is an error in Swift 6).
         .testTarget(
@@ -164,6 +163,15 @@ let package = Package(
             path: "Reliability/Sources/ReliabilityKit"),
         .executableTarget(name: "stowage-reliability", dependencies: ["ReliabilityKit"], path: "Reliability/Sources/stowage-reliability"),
         .testTarget(name: "ReliabilityTests", dependencies: ["ReliabilityKit"], path: "Reliability/Tests/ReliabilityTests"),
-    ],
+    ] + (withPostgres ? [
+        // The PostgreSQL store's connections (postgres-nio); the store itself is in StowageCore, beside SQLite's.
+        .target(
+            name: "StowagePostgres",
+            dependencies: ["Stowage", "StowageCore", .product(name: "PostgresNIO", package: "postgres-nio")]),
+        // Against a real PostgreSQL server: STOWAGE_TEST_POSTGRES_URL (.ci/postgres.sh starts one).
+        .testTarget(
+            name: "StowagePostgresTests",
+            dependencies: ["StowagePostgres", "ReopenFixtures", .product(name: "PostgresNIO", package: "postgres-nio")]),
+    ] : []),
     swiftLanguageModes: [.v6]
 )

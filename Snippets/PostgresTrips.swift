@@ -1,6 +1,8 @@
 // snippet.hide
 // The same models on PostgreSQL: the configuration is the only change. Runs against the server named
-// by STOWAGE_TEST_POSTGRES_URL (.ci/postgres.sh starts one), in a database of its own.
+// by STOWAGE_TEST_POSTGRES_URL (.ci/postgres.sh starts one), in a database of its own. Built without
+// the PostgreSQL store (STOWAGE_WITHOUT_POSTGRES), it is empty.
+#if canImport(StowagePostgres)
 import Foundation
 // snippet.show
 // snippet.models
@@ -57,3 +59,4 @@ let yosemite = try context.fetch(FetchDescriptor<Trip>(
 // snippet.end
 // snippet.hide
 precondition(yosemite.map(\.name) == ["Camping"])
+#endif

@@ -2,7 +2,9 @@ import Foundation
 import GRDBSQLite
 import ReopenFixtures
 import Stowage
+#if canImport(StowagePostgres)
 import StowagePostgres
+#endif
 
 // Opens a store in a process of its own, for the reopening and migration tests:
 //
@@ -97,6 +99,7 @@ do {
         for lamp in lamps { lamp.watts = watts }
         try context.save()
         say("set \(lamps.count)")
+    #if canImport(StowagePostgres)
     case ("postgres-writer", 4):
         guard let server = URL(string: arguments[2]), let first = Int(arguments[3]) else { usage() }
         let context = ModelContext(try ModelContainer(for: Tally.self, Mark.self, configurations: PostgresConfiguration(url: server)))
@@ -114,6 +117,7 @@ do {
             say("ack \(sequence)")
             sequence += 1
         }
+    #endif
     default:
         usage()
     }
