@@ -80,35 +80,7 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
 
     func fetchRelated(_ relationship: Schema.Relationship, owners: [Int64], columns query: StoreQuery,
                       _ body: (Int64, StoreRow) throws -> Void) throws {
-        guard !owners.isEmpty, let destination = relationship.destinationEntity else { return }
-        let q = SQLiteSQL.quote
-        var fragment = SQLFragment("SELECT d.\(q(SQLiteSQL.primaryKeyColumn))")
-        for attribute in query.attributes { fragment.append(", " + PostgreSQLSchema.readColumn(attribute, qualifier: "d")) }
-        for foreignKey in query.foreignKeys {
-            if case .foreignKey(let column, _) = foreignKey.storage { fragment.append(", d.\(q(column))") }
-        }
-        if destination.isInHierarchy { fragment.append(", d.\(q(Schema.Entity.entityColumn))") }
-        let ownerColumn: String
-        let order: [String]
-        switch relationship.storage {
-        case .inverseForeignKey:
-            guard let inverse = relationship.inverse, case .foreignKey(let column, let position) = inverse.storage else { return }
-            ownerColumn = "d.\(q(column))"
-            fragment.append(", \(ownerColumn) FROM \(q(destination.tableName)) AS d")
-            order = [ownerColumn] + (position.map { ["d.\(q($0))"] } ?? [])
-        case .joinTable(let table, let own, let other, let ownPosition, _):
-            ownerColumn = "j.\(q(own))"
-            fragment.append(", \(ownerColumn) FROM \(q(destination.tableName)) AS d JOIN \(q(table)) AS j ON j.\(q(other)) = d.\(q(SQLiteSQL.primaryKeyColumn))")
-            order = [ownerColumn, "j.\(q(ownPosition))"]
-        case .foreignKey:
-            return
-        }
-        fragment.append(" WHERE \(ownerColumn) IN (")
-        for (index, owner) in owners.enumerated() {
-            if index > 0 { fragment.append(", ") }
-            fragment.bind(.integer(owner))
-        }
-        fragment.append(") ORDER BY \((order + ["d.\(q(SQLiteSQL.primaryKeyColumn))"]).joined(separator: ", "))")
+        guard !owners.isEmpty, let fragment = SQLiteSQL.related(relationship, owners: owners, columns: query, dialect: .postgresql) else { return }
         for var row in try rows(fragment) {
             guard case .integer(let owner)? = row.popLast() else { continue }
             try row.withUnsafeBufferPointer { try body(owner, StoreRow(values: $0)) }

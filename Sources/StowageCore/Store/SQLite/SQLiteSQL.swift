@@ -205,6 +205,44 @@ enum SQLiteSQL {
         return columns
     }
 
+    /// The destination rows of a to-many (or inverse-stored to-one) relationship for several owners,
+    /// grouped by owner in link order: the query's columns, then the owner's key in the last column.
+    /// `nil` for a relationship stored as a foreign key on its own table.
+    static func related(_ relationship: Schema.Relationship, owners: [Int64], columns query: StoreQuery, dialect: SQLDialect = .sqlite) -> SQLFragment? {
+        guard let destination = relationship.destinationEntity else { return nil }
+        let q = quote
+        var fragment = SQLFragment("SELECT d.\(q(primaryKeyColumn))")
+        for attribute in query.attributes {
+            fragment.append(", " + (dialect == .sqlite ? "d.\(q(attribute.name))" : PostgreSQLSchema.readColumn(attribute, qualifier: "d")))
+        }
+        for foreignKey in query.foreignKeys {
+            if case .foreignKey(let column, _) = foreignKey.storage { fragment.append(", d.\(q(column))") }
+        }
+        if destination.isInHierarchy { fragment.append(", d.\(q(Schema.Entity.entityColumn))") }
+        let ownerColumn: String
+        let order: [String]
+        switch relationship.storage {
+        case .inverseForeignKey:
+            guard let inverse = relationship.inverse, case .foreignKey(let column, let position) = inverse.storage else { return nil }
+            ownerColumn = "d.\(q(column))"
+            fragment.append(", \(ownerColumn) FROM \(q(destination.tableName)) AS d")
+            order = [ownerColumn] + (position.map { ["d.\(q($0))"] } ?? [])
+        case .joinTable(let table, let own, let other, let ownPosition, _):
+            ownerColumn = "j.\(q(own))"
+            fragment.append(", \(ownerColumn) FROM \(q(destination.tableName)) AS d JOIN \(q(table)) AS j ON j.\(q(other)) = d.\(q(primaryKeyColumn))")
+            order = [ownerColumn, "j.\(q(ownPosition))"]
+        case .foreignKey:
+            return nil
+        }
+        fragment.append(" WHERE \(ownerColumn) IN (")
+        for (index, owner) in owners.enumerated() {
+            if index > 0 { fragment.append(", ") }
+            fragment.bind(.integer(owner))
+        }
+        fragment.append(") ORDER BY \((order + ["d.\(q(primaryKeyColumn))"]).joined(separator: ", "))")
+        return fragment
+    }
+
     /// `SELECT "_pk" FROM …` with the query's filter, order, limit and offset.
     static func selectPrimaryKeys(_ query: StoreQuery, dialect: SQLDialect = .sqlite) -> SQLFragment {
         var fragment = SQLFragment("SELECT ")
