@@ -41,6 +41,8 @@ let package = Package(
     ] + (withPostgres ? [
         // The PostgreSQL store (`PostgresConfiguration`): the only product that builds postgres-nio.
         .library(name: "StowagePostgres", targets: ["StowagePostgres"]),
+        // The example JSON server (Examples/TodoServer): Hummingbird over SQLite or PostgreSQL.
+        .executable(name: "todo-server", targets: ["todo-server"]),
     ] : []),
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -48,7 +50,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // `swift package generate-documentation` (.ci/docs builds the documentation with docc directly).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-    ] + (withPostgres ? [.package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2")] : []),
+    ] + (withPostgres ? [
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The example server only; without its default traits (swift-configuration support).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+    ] : []),
     targets: [
         // Runtime: schema, container, context, query translation and the SQLite store. No swift-syntax.
         .target(
@@ -168,10 +174,23 @@ let package = Package(
         .target(
             name: "StowagePostgres",
             dependencies: ["Stowage", "StowageCore", .product(name: "PostgresNIO", package: "postgres-nio")]),
-        // Against a real PostgreSQL server: STOWAGE_TEST_POSTGRES_URL (.ci/postgres.sh starts one).
+        // Against a real PostgreSQL server: STOWAGE_TEST_POSTGRES_URL (.ci/postgres.sh starts one), a database
+        // of its own per test (PostgresTestSupport).
+        .target(name: "PostgresTestSupport", dependencies: ["Stowage", "StowageCore", "StowagePostgres"], path: "Tests/PostgresTestSupport"),
         .testTarget(
             name: "StowagePostgresTests",
-            dependencies: ["StowagePostgres", "ReopenFixtures", .product(name: "PostgresNIO", package: "postgres-nio")]),
+            dependencies: ["StowagePostgres", "PostgresTestSupport", "ReopenFixtures", .product(name: "PostgresNIO", package: "postgres-nio")]),
+
+        // A JSON API over lists and their items, on an SQLite file or on PostgreSQL (`--postgres URL`).
+        .target(
+            name: "TodoServerKit",
+            dependencies: ["Stowage", "StowagePostgres", .product(name: "Hummingbird", package: "hummingbird")],
+            path: "Examples/TodoServer/Sources/TodoServerKit"),
+        .executableTarget(name: "todo-server", dependencies: ["TodoServerKit"], path: "Examples/TodoServer/Sources/todo-server"),
+        .testTarget(
+            name: "TodoServerTests",
+            dependencies: ["TodoServerKit", "PostgresTestSupport", "ExampleTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            path: "Examples/TodoServer/Tests/TodoServerTests"),
     ] : []),
     swiftLanguageModes: [.v6]
 )

@@ -9,7 +9,7 @@ import StowageCore
 /// A `ModelContext`'s API is synchronous, as SwiftData's is: an operation waits for its statements'
 /// results on the calling thread, while postgres-nio's event loops do the I/O. Waiting on an event loop
 /// would stop that loop for good, so an operation called on one fails at once.
-final class PostgresDriver: PostgreSQLDriver, @unchecked Sendable {
+package final class PostgresDriver: PostgreSQLDriver, @unchecked Sendable {
     // @unchecked: the mutable state is behind `condition`.
     private let configuration: PostgresConnection.Configuration
     private let settings: PostgresConfiguration
@@ -25,7 +25,7 @@ final class PostgresDriver: PostgreSQLDriver, @unchecked Sendable {
     private var isShutDown = false
     private static let ids = ConnectionIDs()
 
-    init(_ settings: PostgresConfiguration) throws {
+    package init(_ settings: PostgresConfiguration) throws {
         self.settings = settings
         var configuration = switch settings.endpoint {
         case .tcp(let host, let port):
@@ -39,7 +39,7 @@ final class PostgresDriver: PostgreSQLDriver, @unchecked Sendable {
 
     deinit { shutdown() }
 
-    func withConnection<Result>(_ body: (any PostgreSQLConnection) throws -> Result) throws -> Result {
+    package func withConnection<Result>(_ body: (any PostgreSQLConnection) throws -> Result) throws -> Result {
         try Self.refuseOnEventLoop()
         let connection = try take()
         defer { give(connection) }
@@ -108,7 +108,7 @@ final class PostgresDriver: PostgreSQLDriver, @unchecked Sendable {
         }
     }
 
-    func listen(on channel: String, _ handler: @escaping @Sendable (String?) -> Void) throws -> any PostgreSQLListener {
+    package func listen(on channel: String, _ handler: @escaping @Sendable (String?) -> Void) throws -> any PostgreSQLListener {
         try Self.refuseOnEventLoop()
         let listener = PostgresNotificationListener(channel: channel, handler: handler) { [weak self] in
             guard let self else { throw StowageError(.connectionFailed, "The container was released.") }
@@ -118,7 +118,7 @@ final class PostgresDriver: PostgreSQLDriver, @unchecked Sendable {
         return listener
     }
 
-    func shutdown() {
+    package func shutdown() {
         condition.lock()
         isShutDown = true
         let connections = idle
