@@ -210,6 +210,67 @@ final class PostgresNIOConnection: PostgreSQLConnection, @unchecked Sendable {
     deinit { close() }
 
     func query(_ sql: String, _ arguments: [StorageValue], _ body: ([StorageValue]) throws -> Void) throws {
+        let query = try prepare(sql, arguments)
+        try flush()
+        try rows(of: try answer(connection.query(query, logger: logger)), body)
+    }
+
+    /// The statements sent and not yet waited for, with their checks, in order.
+    private var sent: [(answer: EventLoopFuture<PostgresQueryResult>, check: ([[StorageValue]]) throws -> Void)] = []
+
+    func send(_ sql: String, _ arguments: [StorageValue], check: @escaping ([[StorageValue]]) throws -> Void) throws {
+        let query = try prepare(sql, arguments)
+        sent.append((connection.query(query, logger: logger), check))
+    }
+
+    func flush() throws {
+        guard !sent.isEmpty else { return }
+        let statements = sent
+        sent = []
+        // Every answer is waited for, so that the connection is ready for the next statement; the first
+        // error (the server refuses the rest of a failed transaction) is thrown.
+        var firstError: (any Error)?
+        for statement in statements {
+            do {
+                let result = try answer(statement.answer)
+                if firstError == nil {
+                    var values: [[StorageValue]] = []
+                    try rows(of: result) { values.append($0) }
+                    try statement.check(values)
+                }
+            } catch {
+                if firstError == nil { firstError = error }
+            }
+        }
+        if let firstError { throw firstError }
+    }
+
+    func commit(after sql: String, _ arguments: [StorageValue]) throws -> [[StorageValue]] {
+        let query = try prepare(sql, arguments)
+        try flush()
+        // postgres-nio queues the commit behind the statement and sends it as soon as the statement's
+        // answer arrives, on its event loop: the transaction's locks are held one round trip less.
+        let statement = connection.query(query, logger: logger)
+        let commit = connection.query("COMMIT", logger: logger)
+        let statementResult: PostgresQueryResult
+        do {
+            statementResult = try answer(statement)
+        } catch {
+            // The server ends a failed transaction's COMMIT with a rollback.
+            _ = try? commit.wait()
+            throw error
+        }
+        let committed = try answer(commit)
+        guard committed.metadata.command == "COMMIT" else {
+            throw StowageError(.saveFailed, "PostgreSQL at \(location) rolled the transaction back (\(committed.metadata.command)).")
+        }
+        var values: [[StorageValue]] = []
+        try rows(of: statementResult) { values.append($0) }
+        return values
+    }
+
+    /// The query of a statement with `?` placeholders, checking first that the connection can take it.
+    private func prepare(_ sql: String, _ arguments: [StorageValue]) throws -> PostgresQuery {
         try PostgresDriver.refuseOnEventLoop()
         // A statement sent on a connection that has closed would wait for an answer forever.
         guard isUsable else {
@@ -230,10 +291,14 @@ final class PostgresNIOConnection: PostgreSQLConnection, @unchecked Sendable {
             case .blob(let value): binds.append(ByteBuffer(bytes: value))
             }
         }
-        let query = PostgresQuery(unsafeSQL: Self.numberingPlaceholders(sql), binds: binds)
-        let result: PostgresQueryResult
+        return PostgresQuery(unsafeSQL: Self.numberingPlaceholders(sql), binds: binds)
+    }
+
+    /// Waits for a statement's answer; the server's refusal as a ``PostgreSQLServerError``, anything else
+    /// as a lost connection.
+    private func answer(_ future: EventLoopFuture<PostgresQueryResult>) throws -> PostgresQueryResult {
         do {
-            result = try connection.query(query, logger: logger).wait()
+            return try future.wait()
         } catch let error as PSQLError where error.code == .server {
             let info = error.serverInfo
             throw PostgreSQLServerError(
@@ -246,6 +311,9 @@ final class PostgresNIOConnection: PostgreSQLConnection, @unchecked Sendable {
                 "The connection to PostgreSQL at \(location) failed during a statement (\(PostgresDriver.describe(error))); the statement's transaction did not commit. Later operations reconnect.",
                 underlying: error)
         }
+    }
+
+    private func rows(of result: PostgresQueryResult, _ body: ([StorageValue]) throws -> Void) throws {
         var values: [StorageValue] = []
         for row in result.rows {
             values.removeAll(keepingCapacity: true)

@@ -16,9 +16,17 @@ struct Options {
     var directory: String?
     /// Child mode (M1, W7's memory): `--child CONTENDER MODE PATH ROWS`.
     var child: [String]?
+    /// The PostgreSQL server to run the PostgreSQL workloads on instead of SQLite's (`--postgres URL`,
+    /// a build with `--traits Postgres`): W1, W2, W3, W5, W9, P1 and P2 by default.
+    var postgres: URL?
+    /// P1's and P2's child modes: `--postgres-writer URL SECONDS INDEX`, `--postgres-observer URL`.
+    var postgresChild: [String]?
+    /// Whether `--only` was given.
+    var chosen = false
 
     static let usage = """
         usage: stowage-bench [--scale S] [--runs N] [--only W1,W2,...] [--fluent] [--markdown FILE] [--dir DIR]
+               stowage-bench --postgres postgres://user@host:port/database [--scale S] [--runs N] [--only W1,P1,...] [--fluent]
         """
 
     init(_ arguments: [String]) throws {
@@ -37,6 +45,15 @@ struct Options {
                 self.runs = runs
             case "--only":
                 workloads = Set(try value(argument).uppercased().split(separator: ",").map(String.init))
+                chosen = true
+            case "--postgres":
+                let text = try value(argument)
+                guard let url = URL(string: text), url.scheme?.hasPrefix("postgres") == true else { throw BenchError(description: "--postgres takes a postgres:// URL") }
+                postgres = url
+            case "--postgres-writer":
+                postgresChild = [argument, try value(argument), try value(argument), try value(argument)]
+            case "--postgres-observer":
+                postgresChild = [argument, try value(argument)]
             case "--fluent":
                 fluent = true
             case "--markdown":
@@ -52,5 +69,6 @@ struct Options {
                 throw BenchError(description: "unknown option \(argument)\n\(Self.usage)")
             }
         }
+        if postgres != nil && !chosen { workloads = ["W1", "W2", "W3", "W5", "W9", "P1", "P2"] }
     }
 }

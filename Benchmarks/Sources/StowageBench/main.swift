@@ -12,6 +12,23 @@ do {
     exit(64)
 }
 
+if let child = options.postgresChild {
+    #if Postgres
+    do {
+        let url = URL(string: child[1])!
+        if child[0] == "--postgres-writer" {
+            try PostgresLoad.writer(url: url, seconds: Double(child[2])!, index: Int(child[3])!)
+        } else {
+            try await PostgresLoad.observer(url: url)
+        }
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(1)
+    }
+    #endif
+}
+
 let raw = RawContender()
 let stowage = StowageContender()
 var contenders: [any Contender] = [
@@ -50,6 +67,16 @@ let lookupCount = min(scaled(10_000), rowCount)
 let updateCount = max(1, rowCount / 10)
 let equalityValues = (0..<100).map { $0 * 7 % 1000 }
 let batchSize = 5000
+
+if let server = options.postgres {
+    #if Postgres
+    try await runPostgresBenchmarks(server: server)
+    exit(0)
+    #else
+    FileHandle.standardError.write(Data("--postgres needs a build with --traits Postgres\n".utf8))
+    exit(64)
+    #endif
+}
 
 let directory: URL
 if let path = options.directory {

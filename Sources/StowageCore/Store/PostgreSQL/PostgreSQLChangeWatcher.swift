@@ -11,20 +11,27 @@ import Foundation
 /// connection drops and comes back, the watcher reads the history from where it was: a save committed
 /// meanwhile is delivered then, not lost.
 final class PostgreSQLChangeWatcher: StoreWatcher, @unchecked Sendable {
-    // @unchecked Sendable: `lastSeen` is only touched on `queue`.
+    // @unchecked Sendable: `lastSeen` is only touched on `queue`, `checkScheduled` under `lock`.
     private let store: PostgreSQLStore
     private weak var container: ModelContainer?
     private let queue = DispatchQueue(label: "Stowage.PostgreSQLChangeWatcher")
     private var listener: (any PostgreSQLListener)?
     private var lastSeen: Int64 = 0
+    private let lock = NSLock()
+    /// Whether a check is queued and has not started: notifications that arrive meanwhile are read by
+    /// it (under load, one read of the history serves many saves).
+    private var checkScheduled = false
 
     init(store: PostgreSQLStore, container: ModelContainer) throws {
         self.store = store
         self.container = container
         lastSeen = max(try store.newestHistoryTransaction(), try store.historyDeletedThrough())
-        listener = try store.driver.listen(on: PostgreSQLSchema.notificationChannel) { [weak self] _ in
-            guard let self else { return }
-            self.queue.async { self.check() }
+        // A notification of this store's own save is not read: what it changed, the container knows.
+        // (`nil` comes after a reconnection: anything may have been missed.)
+        let ownSaves = " \(store.origin)"
+        listener = try store.driver.listen(on: PostgreSQLSchema.notificationChannel) { [weak self] payload in
+            if let payload, payload.hasSuffix(ownSaves) { return }
+            self?.scheduleCheck()
         }
     }
 
@@ -34,6 +41,18 @@ final class PostgreSQLChangeWatcher: StoreWatcher, @unchecked Sendable {
     }
 
     deinit { cancel() }
+
+    private func scheduleCheck() {
+        let schedule = lock.withLock {
+            defer { checkScheduled = true }
+            return !checkScheduled
+        }
+        guard schedule else { return }
+        queue.async {
+            self.lock.withLock { self.checkScheduled = false }
+            self.check()
+        }
+    }
 
     private func check() {
         guard let container else {

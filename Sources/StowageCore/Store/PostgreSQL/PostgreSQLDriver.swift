@@ -27,6 +27,18 @@ package protocol PostgreSQLConnection: AnyObject {
     /// values (in column order). Integers, Booleans (as 0 or 1), reals, text and bytes come back as
     /// their ``StorageValue``; other types must be cast to text by the statement.
     func query(_ sql: String, _ arguments: [StorageValue], _ body: ([StorageValue]) throws -> Void) throws
+    /// Runs the last statement of a transaction and `COMMIT` back to back, without waiting for the
+    /// statement's answer before sending the commit, and returns the statement's rows. When the
+    /// statement fails, PostgreSQL rolls the transaction back and this throws the statement's error;
+    /// either way the transaction has ended.
+    func commit(after sql: String, _ arguments: [StorageValue]) throws -> [[StorageValue]]
+    /// Sends a statement without waiting for its answer: the statements sent so are answered in order,
+    /// and `check` runs with the rows of each when the connection next waits (``flush()``, or any other
+    /// statement), which throws the first error of theirs. A transaction's writes go so, one wait for
+    /// many statements.
+    func send(_ sql: String, _ arguments: [StorageValue], check: @escaping ([[StorageValue]]) throws -> Void) throws
+    /// Waits for the statements ``send(_:_:check:)`` sent, running their checks.
+    func flush() throws
 }
 
 extension PostgreSQLConnection {
@@ -44,15 +56,27 @@ extension PostgreSQLConnection {
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     package func transaction<Result>(_ body: () throws -> Result) throws -> Result {
-        try execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+        try transaction { (_: (String, [StorageValue]) throws -> [[StorageValue]]) in try body() }
+    }
+
+    /// Runs `body` in a transaction, giving it a function that ends the transaction with one last
+    /// statement and the commit sent together (``commit(after:_:)``); without a call to it, the
+    /// transaction commits when `body` returns. It is rolled back when `body` throws first.
+    package func transaction<Result>(_ body: (_ commitAfter: (String, [StorageValue]) throws -> [[StorageValue]]) throws -> Result) throws -> Result {
+        // Sent with the transaction's first statement, not waited for alone.
+        try send("BEGIN ISOLATION LEVEL READ COMMITTED", []) { _ in }
+        var ended = false
         let result: Result
         do {
-            result = try body()
+            result = try body { sql, arguments in
+                ended = true
+                return try commit(after: sql, arguments)
+            }
         } catch {
-            try? execute("ROLLBACK")
+            if !ended { try? execute("ROLLBACK") }
             throw error
         }
-        try execute("COMMIT")
+        if !ended { try execute("COMMIT") }
         return result
     }
 }

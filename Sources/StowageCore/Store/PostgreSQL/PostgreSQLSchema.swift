@@ -80,7 +80,8 @@ enum PostgreSQLSchema {
         """,
     ]
 
-    /// The channel saves notify, with their history transaction's number.
+    /// The channel saves notify, with their history transaction's number and the origin of the store
+    /// that saved (`"42 7310…"`).
     static let notificationChannel = "stowage_saves"
     /// The advisory lock a save holds from writing its history row to its commit, so that transactions
     /// commit in the order of their numbers and a reader that saw a number has seen every smaller one.

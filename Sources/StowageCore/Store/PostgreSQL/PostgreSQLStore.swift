@@ -93,7 +93,7 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
         do {
             return try driver.withConnection { connection in
                 try Self.translatingServerErrors(location: location, saving: true) {
-                    try connection.transaction { try write(changes, on: connection) }
+                    try connection.transaction { commitAfter in try write(changes, on: connection, commitAfter: commitAfter) }
                 }
             }
         } catch let error as StowageError where [.saveFailed, .constraintViolation, .saveConflict].contains(error.code) {
@@ -103,12 +103,15 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
         }
     }
 
-    private func write(_ changes: ChangeSet, on connection: any PostgreSQLConnection) throws -> SaveResult {
+    /// Writes a save's changes, then ends the transaction with its history (`commitAfter`).
+    private func write(_ changes: ChangeSet, on connection: any PostgreSQLConnection, commitAfter: (String, [StorageValue]) throws -> [[StorageValue]]) throws -> SaveResult {
         let q = SQLiteSQL.quote
         let pk = q(SQLiteSQL.primaryKeyColumn)
         let preserved = try preservedValues(changes, connection)
+        // Deletes, updates and plain inserts are sent without waiting for each (``PostgreSQLConnection/send(_:_:check:)``),
+        // and their answers checked together before the links, which need the new rows' keys.
         for delete in changes.deletes {
-            try connection.execute("DELETE FROM \(q(delete.entity.tableName)) WHERE \(pk) = ?", [.integer(delete.primaryKey)])
+            try connection.send("DELETE FROM \(q(delete.entity.tableName)) WHERE \(pk) = ?", [.integer(delete.primaryKey)]) { _ in }
         }
         for update in changes.updates {
             let columns = update.attributes.filter { !$0.isExternalStorage }
@@ -120,26 +123,29 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
                 let sql = "UPDATE \(q(update.entity.tableName)) SET " + columns.map { "\(q($0.name)) = ?" }.joined(separator: ", ") + " WHERE \(pk) = ? RETURNING 1"
                 var values = try columns.map { try $0.storableValue(of: update.model) }
                 values.append(.integer(update.primaryKey))
-                guard !(try connection.rows(sql, values)).isEmpty else { throw StowageError.saveConflict(update.entity, update.primaryKey) }
+                let (entity, key) = (update.entity, update.primaryKey)
+                try connection.send(sql, values) { rows in
+                    guard !rows.isEmpty else { throw StowageError.saveConflict(entity, key) }
+                }
             }
             for attribute in update.attributes where attribute.isExternalStorage {
                 try writeExternal(attribute, of: update.entity, primaryKey: update.primaryKey, value: attribute.storableValue(of: update.model), connection)
             }
         }
-        var keys: [Int64] = []
-        keys.reserveCapacity(changes.inserts.count)
-        for insert in changes.inserts {
-            keys.append(try self.insert(insert, connection))
+        let keys = KeyList(count: changes.inserts.count)
+        for (index, insert) in changes.inserts.enumerated() {
+            try self.insert(insert, connection) { keys.values[index] = $0 }
         }
+        try connection.flush()
         if !changes.relationshipWrites.isEmpty {
             var insertedKeys: [ObjectIdentifier: Int64] = [:]
-            for (insert, key) in zip(changes.inserts, keys) { insertedKeys[ObjectIdentifier(insert.model)] = key }
+            for (insert, key) in zip(changes.inserts, keys.values) { insertedKeys[ObjectIdentifier(insert.model)] = key }
             var links = RelationshipLinks(insertedKeys: insertedKeys, removed: changes.removed, runner: PostgreSQLRunner(connection: connection))
             for write in changes.relationshipWrites { try links.write(write) }
             try links.checkUnique(changes.relationshipWrites)
         }
-        let transaction = try recordHistory(changes, insertedKeys: keys, preserved: preserved, connection)
-        return SaveResult(insertedKeys: keys, historyTransactions: [identifier: transaction])
+        let transaction = try recordHistory(changes, insertedKeys: keys.values, preserved: preserved, commitAfter: commitAfter)
+        return SaveResult(insertedKeys: keys.values, historyTransactions: [identifier: transaction])
     }
 
     /// The values of `.preserveValueOnDeletion` attributes of the rows a save deletes, read before.
@@ -157,34 +163,56 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
         }
     }
 
-    /// Writes the save's history transaction and notifies the other processes listening, at the end of
-    /// the save's transaction (the notification is delivered when it commits).
+    /// Writes the save's history transaction, notifies the other processes listening, and (through
+    /// `commitAfter`, unless it only runs the statement) commits.
+    ///
+    /// One statement takes the history lock (``PostgreSQLSchema/historyLock``), inserts the transaction's
+    /// row and its changes and notifies; the commit is sent with it (``PostgreSQLConnection/commit(after:_:)``),
+    /// so that the lock, which numbers transactions in commit order, is held for the server's work and
+    /// one flush of the log only. The notification is delivered when the transaction commits.
     /// - Returns: the transaction's number.
-    private func recordHistory(_ changes: ChangeSet, insertedKeys: [Int64], preserved: [[StorageValue]], _ connection: any PostgreSQLConnection) throws -> Int64 {
-        try connection.execute("SELECT pg_advisory_xact_lock(\(PostgreSQLSchema.historyLock))")
-        let header = """
-            INSERT INTO \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) ("timestamp", "author", "bundle", "process", "origin", "detail") VALUES (?, ?, ?, ?, ?, 1) RETURNING "id"
-            """
-        guard case .integer(let transaction)? = try connection.rows(header, [
+    private func recordHistory(_ changes: ChangeSet, insertedKeys: [Int64], preserved: [[StorageValue]],
+                               commitAfter: (String, [StorageValue]) throws -> [[StorageValue]]) throws -> Int64 {
+        let q = SQLiteSQL.quote
+        var arguments: [StorageValue] = [
             .real(Date().timeIntervalSinceReferenceDate), changes.author.map(StorageValue.text) ?? .null,
             .text(SQLiteHistory.bundleIdentifier), .text(SQLiteHistory.processIdentifier), .integer(origin),
-        ]).first?.first else {
+        ]
+        var sql = """
+            WITH "lock" AS MATERIALIZED (SELECT pg_advisory_xact_lock(\(PostgreSQLSchema.historyLock))), \
+            "header" AS (INSERT INTO \(q(SQLiteHistory.transactionTable)) ("timestamp", "author", "bundle", "process", "origin", "detail") \
+            SELECT ?::double precision, ?::text, ?::text, ?::text, ?::bigint, 1 FROM "lock" RETURNING "id")
+            """
+        let records = SQLiteHistory.records(of: changes, insertedKeys: insertedKeys, preserved: preserved)
+        if !records.isEmpty {
+            // Each change row as its arguments but the transaction's number, which comes from "header".
+            let row = "(?::bigint, ?::text, ?::bigint, ?::text, ?::bytea, ?::bytea)"
+            sql += """
+                , "changes" AS (INSERT INTO \(q(SQLiteHistory.changeTable)) ("transaction", "position", "entity", "kind", "properties", "keys", "values") \
+                SELECT "header"."id", "v".* FROM "header", (VALUES \(Array(repeating: row, count: records.count).joined(separator: ", "))) AS "v")
+                """
+            for record in records { arguments += record.arguments(transaction: 0).dropFirst() }
+        }
+        sql += """
+             SELECT "id", pg_notify(\(SQLiteSQL.literal(PostgreSQLSchema.notificationChannel)), "id"::text || ' \(origin)') IS NULL FROM "header"
+            """
+        guard case .integer(let transaction)? = try commitAfter(sql, arguments).first?.first else {
             throw StowageError(.saveFailed, "PostgreSQL at \(location) gave the save's history row no number.")
         }
-        let change = """
-            INSERT INTO \(SQLiteSQL.quote(SQLiteHistory.changeTable)) ("transaction", "position", "entity", "kind", "properties", "keys", "values") VALUES (?, ?, ?, ?, ?, ?, ?)
-            """
-        for record in SQLiteHistory.records(of: changes, insertedKeys: insertedKeys, preserved: preserved) {
-            try connection.execute(change, record.arguments(transaction: transaction))
-        }
-        try connection.execute("SELECT pg_notify(?, ?)", [.text(PostgreSQLSchema.notificationChannel), .text(String(transaction))])
         return transaction
     }
 
-    /// Inserts one model's row, returning its key: with `ON CONFLICT … DO UPDATE` when the entity has one
-    /// uniqueness constraint (SwiftData's upsert); with several, the row matching any of them is
-    /// updated (PostgreSQL takes one conflict target per statement).
-    private func insert(_ insert: ChangeSet.Insert, _ connection: any PostgreSQLConnection) throws -> Int64 {
+    /// The keys of a save's inserted rows, filled in as their statements are answered.
+    private final class KeyList {
+        var values: [Int64]
+        init(count: Int) { values = Array(repeating: 0, count: count) }
+    }
+
+    /// Inserts one model's row, giving its key to `receive`: with `ON CONFLICT … DO UPDATE` when the
+    /// entity has one uniqueness constraint (SwiftData's upsert); with several, the row matching any of
+    /// them is updated (PostgreSQL takes one conflict target per statement). A row without external
+    /// storage or several constraints is sent without waiting (its key arrives at the next flush).
+    private func insert(_ insert: ChangeSet.Insert, _ connection: any PostgreSQLConnection, receive: @escaping (Int64) -> Void) throws {
         let entity = insert.entity
         let q = SQLiteSQL.quote
         let pk = q(SQLiteSQL.primaryKeyColumn)
@@ -227,18 +255,26 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
                 if entity.isInHierarchy { sql += " WHERE \(q(entity.tableName)).\(entityColumn) = excluded.\(entityColumn)" }
             }
             sql += " RETURNING \(pk)"
-            guard case .integer(let inserted)? = try connection.rows(sql, values).first?.first else {
-                throw StowageError(
-                    .constraintViolation,
-                    "A new \(entity.name) has the unique values of a stored model of another class of \(entity.tableName)'s hierarchy; an insert cannot change a stored model's class. Delete the stored model first (in an earlier save), or change the values.",
-                    entityName: entity.name)
+            let name = entity.name, table = entity.tableName
+            let check = { (rows: [[StorageValue]]) throws -> Int64 in
+                guard case .integer(let inserted)? = rows.first?.first else {
+                    throw StowageError(
+                        .constraintViolation,
+                        "A new \(name) has the unique values of a stored model of another class of \(table)'s hierarchy; an insert cannot change a stored model's class. Delete the stored model first (in an earlier save), or change the values.",
+                        entityName: name)
+                }
+                return inserted
             }
-            key = inserted
+            guard !entity.externalAttributes.isEmpty else {
+                try connection.send(sql, values) { receive(try check($0)) }
+                return
+            }
+            key = try check(try connection.rows(sql, values))
         }
         for attribute in entity.externalAttributes {
             try writeExternal(attribute, of: entity, primaryKey: key!, value: attribute.storableValue(of: insert.model), connection)
         }
-        return key!
+        receive(key!)
     }
 
     private func writeExternal(_ attribute: Schema.Attribute, of entity: Schema.Entity, primaryKey: Int64, value: StorageValue, _ connection: any PostgreSQLConnection) throws {
@@ -265,7 +301,7 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
                     try connection.execute("TRUNCATE \(unique.joined(separator: ", "))")
                     // The history went with the data: every token given out so far expires, through a
                     // transaction number taken and deleted at once.
-                    let erasure = try recordHistory(ChangeSet(), insertedKeys: [], preserved: [], connection)
+                    let erasure = try recordHistory(ChangeSet(), insertedKeys: [], preserved: []) { try connection.rows($0, $1) }
                     try Self.deleteHistory(through: erasure, on: connection)
                 }
             }
