@@ -340,25 +340,27 @@ final class PostgresNIOConnection: PostgreSQLConnection, @unchecked Sendable {
 
     /// `?` placeholders as PostgreSQL's `$1`, `$2`…, leaving quoted text and identifiers alone.
     static func numberingPlaceholders(_ sql: String) -> String {
-        var result = ""
+        // Over UTF-8 bytes: quotes and `?` are ASCII, and no byte of a multi-byte character is.
+        var result: [UInt8] = []
         result.reserveCapacity(sql.utf8.count + 16)
         var number = 0
-        var quote: Character?
-        for character in sql {
+        var quote: UInt8?
+        for byte in sql.utf8 {
             if let open = quote {
-                if character == open { quote = nil }
-                result.append(character)
-            } else if character == "'" || character == "\"" {
-                quote = character
-                result.append(character)
-            } else if character == "?" {
+                if byte == open { quote = nil }
+                result.append(byte)
+            } else if byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") {
+                quote = byte
+                result.append(byte)
+            } else if byte == UInt8(ascii: "?") {
                 number += 1
-                result += "$\(number)"
+                result.append(UInt8(ascii: "$"))
+                result.append(contentsOf: String(number).utf8)
             } else {
-                result.append(character)
+                result.append(byte)
             }
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 }
 

@@ -28,7 +28,8 @@ final class FluentPostgresRow: Model, @unchecked Sendable {
 
 /// Fluent (fluent-kit with fluent-postgres-driver) without Vapor: one event loop, one connection per
 /// database, its async API.
-final class FluentPostgresContender: PostgresContender {
+final class FluentPostgresContender: PostgresContender, @unchecked Sendable {
+    // @unchecked Sendable: used by one task at a time.
     let name = "Fluent"
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let threadPool = NIOThreadPool(numberOfThreads: 1)

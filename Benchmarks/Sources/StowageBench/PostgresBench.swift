@@ -11,8 +11,10 @@ import StowagePostgres
 // P2, the latency from one process's save to another process's ResultsObserver update.
 
 /// A persistence layer on PostgreSQL. Each contender works in databases of its own, created for it.
-@MainActor
-protocol PostgresContender: AnyObject {
+///
+/// Contenders run off the main actor, on Swift's global executor, as a server's request handlers do:
+/// postgres-nio's async rows are read there without a hop to the main actor for each.
+protocol PostgresContender: AnyObject, Sendable {
     var name: String { get }
     /// W1: inserts `rows` into the empty database at `url`, in one transaction (one save).
     func insert(_ rows: [RowValues], url: URL) async throws -> [Sample]
@@ -35,8 +37,7 @@ protocol PostgresContender: AnyObject {
 }
 
 /// Async time of `body`, in milliseconds.
-@MainActor
-func time(_ body: @MainActor () async throws -> Void) async rethrows -> Double {
+func time(_ body: () async throws -> Void) async rethrows -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
     try await body()
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
@@ -103,8 +104,8 @@ enum PostgresServer {
 
 /// Hand-written postgres-nio: one connection, prepared statements, rows decoded by position into
 /// structs. The floor no layer over postgres-nio goes below.
-@MainActor
-final class RawPostgresContender: PostgresContender {
+final class RawPostgresContender: PostgresContender, @unchecked Sendable {
+    // @unchecked Sendable: used by one task at a time.
     let name = "raw postgres-nio"
     private var read: PostgresConnection?
     private var keyed: PostgresConnection?
@@ -233,13 +234,13 @@ final class RawPostgresContender: PostgresContender {
 }
 
 /// Stowage through its SwiftData API on `PostgresConfiguration`.
-@MainActor
-final class StowagePostgresContender: PostgresContender {
+final class StowagePostgresContender: PostgresContender, @unchecked Sendable {
+    // @unchecked Sendable: used by one task at a time.
     let name = "Stowage"
     private var read: ModelContainer?
     private var keyed: ModelContainer?
 
-    nonisolated static func open(_ url: URL, _ types: [any PersistentModel.Type]) throws -> ModelContainer {
+    static func open(_ url: URL, _ types: [any PersistentModel.Type]) throws -> ModelContainer {
         try ModelContainer(for: Schema(types), configurations: [try PostgresConfiguration(url: url)])
     }
 

@@ -234,7 +234,7 @@ func runPostgresBenchmarks(server: URL) async throws {
     print("contenders: \(contenders.map(\.name).joined(separator: ", "))")
     var results = Results()
     let raw = "raw postgres-nio"
-    func interleave(_ body: @MainActor (any PostgresContender, Int) async throws -> Void) async throws {
+    func interleave(_ body: (any PostgresContender, Int) async throws -> Void) async throws {
         for run in 0..<options.runs {
             for offset in 0..<contenders.count { try await body(contenders[(offset + run) % contenders.count], run) }
         }

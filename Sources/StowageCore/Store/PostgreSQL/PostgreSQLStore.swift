@@ -93,7 +93,8 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
         do {
             return try driver.withConnection { connection in
                 try Self.translatingServerErrors(location: location, saving: true) {
-                    try connection.transaction { commitAfter in try write(changes, on: connection, commitAfter: commitAfter) }
+                    if let saved = try saveInOneStatement(changes, connection) { return saved }
+                    return try connection.transaction { commitAfter in try write(changes, on: connection, commitAfter: commitAfter) }
                 }
             }
         } catch let error as StowageError where [.saveFailed, .constraintViolation, .saveConflict].contains(error.code) {
@@ -173,13 +174,42 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
     /// - Returns: the transaction's number.
     private func recordHistory(_ changes: ChangeSet, insertedKeys: [Int64], preserved: [[StorageValue]],
                                commitAfter: (String, [StorageValue]) throws -> [[StorageValue]]) throws -> Int64 {
+        let (sql, arguments) = historyStatement(changes, insertedKeys: insertedKeys, preserved: preserved)
+        return try transactionNumber(try commitAfter(sql, arguments))
+    }
+
+    private func transactionNumber(_ rows: [[StorageValue]]) throws -> Int64 {
+        guard case .integer(let transaction)? = rows.first?.first else {
+            throw StowageError(.saveFailed, "PostgreSQL at \(location) gave the save's history row no number.")
+        }
+        return transaction
+    }
+
+    /// The statement that records a save's history: it takes the history lock, inserts the transaction's
+    /// row and its changes, notifies, and returns the transaction's number.
+    /// - Parameter writes: data-modifying statements (`"name" AS (…)`, each returning one row per row it
+    ///   wrote) that run first in the same statement, their arguments, and how many rows they must write
+    ///   in all; the lock is taken once they have, and fewer rows fail the statement (a division by zero).
+    private func historyStatement(
+        _ changes: ChangeSet, insertedKeys: [Int64], preserved: [[StorageValue]],
+        writes: (statements: [String], arguments: [StorageValue], rows: Int)? = nil
+    ) -> (sql: String, arguments: [StorageValue]) {
         let q = SQLiteSQL.quote
-        var arguments: [StorageValue] = [
+        var sql = "WITH "
+        var arguments: [StorageValue] = []
+        var lock = "SELECT pg_advisory_xact_lock(\(PostgreSQLSchema.historyLock))"
+        if let writes, !writes.statements.isEmpty {
+            sql += writes.statements.joined(separator: ", ") + ", "
+            arguments = writes.arguments
+            let written = writes.statements.indices.map { "(SELECT count(*) FROM \(q("w\($0)")))" }.joined(separator: " + ")
+            lock += ", 1 / (CASE WHEN \(written) = \(writes.rows) THEN 1 ELSE 0 END)"
+        }
+        arguments += [
             .real(Date().timeIntervalSinceReferenceDate), changes.author.map(StorageValue.text) ?? .null,
             .text(SQLiteHistory.bundleIdentifier), .text(SQLiteHistory.processIdentifier), .integer(origin),
         ]
-        var sql = """
-            WITH "lock" AS MATERIALIZED (SELECT pg_advisory_xact_lock(\(PostgreSQLSchema.historyLock))), \
+        sql += """
+            "lock" AS MATERIALIZED (\(lock)), \
             "header" AS (INSERT INTO \(q(SQLiteHistory.transactionTable)) ("timestamp", "author", "bundle", "process", "origin", "detail") \
             SELECT ?::double precision, ?::text, ?::text, ?::text, ?::bigint, 1 FROM "lock" RETURNING "id")
             """
@@ -196,10 +226,75 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
         sql += """
              SELECT "id", pg_notify(\(SQLiteSQL.literal(PostgreSQLSchema.notificationChannel)), "id"::text || ' \(origin)') IS NULL FROM "header"
             """
-        guard case .integer(let transaction)? = try commitAfter(sql, arguments).first?.first else {
-            throw StowageError(.saveFailed, "PostgreSQL at \(location) gave the save's history row no number.")
+        return (sql, arguments)
+    }
+
+    /// A save of at most 64 inserts and attribute updates, of entities without uniqueness constraints or
+    /// external storage, as one statement (an implicit transaction: one round trip to the server, two
+    /// with the new rows' keys, taken from their tables' sequences first): the writes, then the history
+    /// (``historyStatement(_:insertedKeys:preserved:writes:)``).
+    /// - Returns: `nil` for any other save, or when the server refuses the statement (nothing is written
+    ///   then): the general path runs it and says what is wrong.
+    private func saveInOneStatement(_ changes: ChangeSet, _ connection: any PostgreSQLConnection) throws -> SaveResult? {
+        // Large saves go the general way, their writes sent without waiting for each: a statement of
+        // thousands of parts would take longer to plan than to send them one by one.
+        guard changes.deletes.isEmpty, changes.relationshipWrites.isEmpty, changes.inserts.count + changes.updates.count <= 64,
+              changes.inserts.allSatisfy({ $0.entity.uniquenessConstraints.isEmpty && $0.entity.externalAttributes.isEmpty }),
+              changes.updates.allSatisfy({ update in !update.attributes.isEmpty && !update.attributes.contains(where: \.isExternalStorage) })
+        else { return nil }
+        let q = SQLiteSQL.quote
+        let pk = q(SQLiteSQL.primaryKeyColumn)
+        // The new rows' keys, from each table's sequence, in the order of the inserts.
+        var keys: [Int64] = []
+        keys.reserveCapacity(changes.inserts.count)
+        var tables: [String] = []
+        var counts: [String: Int] = [:]
+        for insert in changes.inserts {
+            if counts[insert.entity.tableName] == nil { tables.append(insert.entity.tableName) }
+            counts[insert.entity.tableName, default: 0] += 1
         }
-        return transaction
+        var taken: [String: [Int64]] = [:]
+        for table in tables {
+            taken[table] = try connection.rows(
+                "SELECT nextval(pg_get_serial_sequence(?, '_pk')) FROM generate_series(1, ?)", [.text(q(table)), .integer(Int64(counts[table]!))]
+            ).compactMap { row in
+                if case .integer(let key)? = row.first { return key }
+                return nil
+            }.reversed()
+        }
+        var statements: [String] = []
+        var arguments: [StorageValue] = []
+        for update in changes.updates {
+            statements.append(
+                "\(q("w\(statements.count)")) AS (UPDATE \(q(update.entity.tableName)) SET "
+                    + update.attributes.map { "\(q($0.name)) = ?" }.joined(separator: ", ") + " WHERE \(pk) = ? RETURNING 1)")
+            arguments += try update.attributes.map { try $0.storableValue(of: update.model) }
+            arguments.append(.integer(update.primaryKey))
+        }
+        for insert in changes.inserts {
+            let entity = insert.entity
+            guard let key = taken[entity.tableName]?.popLast() else { return nil }
+            keys.append(key)
+            var columns = [pk] + entity.columnAttributes.map { q($0.name) }
+            var values = ["?"] + Array(repeating: "?", count: entity.columnAttributes.count)
+            if entity.isInHierarchy {
+                columns.append(q(Schema.Entity.entityColumn))
+                values.append(SQLiteSQL.literal(entity.name))
+            }
+            statements.append(
+                "\(q("w\(statements.count)")) AS (INSERT INTO \(q(entity.tableName)) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", "))) RETURNING 1)")
+            arguments.append(.integer(key))
+            arguments += try entity.columnAttributes.map { try $0.storableValue(of: insert.model) }
+        }
+        let (sql, allArguments) = historyStatement(
+            changes, insertedKeys: keys, preserved: [], writes: (statements, arguments, changes.updates.count + changes.inserts.count))
+        let rows: [[StorageValue]]
+        do {
+            rows = try connection.rows(sql, allArguments)
+        } catch is PostgreSQLServerError {
+            return nil
+        }
+        return SaveResult(insertedKeys: keys, historyTransactions: [identifier: try transactionNumber(rows)])
     }
 
     /// The keys of a save's inserted rows, filled in as their statements are answered.
