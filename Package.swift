@@ -28,6 +28,11 @@ let withoutSwiftData: [Platform] = [.linux, .windows, .android, .openbsd, .wasi]
 // postgres-nio a second time, under TSan.
 let withPostgres = ProcessInfo.processInfo.environment["STOWAGE_WITHOUT_POSTGRES"] == nil
 
+// `STOWAGE_TEST_TARGETS=A,B` keeps only those test targets, and of the examples only what they use: the
+// Thread Sanitizer run (Reliability/tsan.sh) then builds what its tests need, not every test target
+// and example a second time under TSan.
+let onlyTestTargets = ProcessInfo.processInfo.environment["STOWAGE_TEST_TARGETS"].map { Set($0.split(separator: ",").map(String.init)) }
+
 let package = Package(
     name: "Stowage",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
@@ -194,3 +199,24 @@ let package = Package(
     ] : []),
     swiftLanguageModes: [.v6]
 )
+
+if let kept = onlyTestTargets {
+    var needed = kept
+    var grew = true
+    while grew {
+        grew = false
+        for target in package.targets where needed.contains(target.name) {
+            for dependency in target.dependencies {
+                switch dependency {
+                case .targetItem(let name, _), .byNameItem(let name, _):
+                    if needed.insert(name).inserted { grew = true }
+                default:
+                    break
+                }
+            }
+        }
+    }
+    package.targets.removeAll { target in
+        target.type == .test ? !kept.contains(target.name) : target.path?.hasPrefix("Examples/") == true && !needed.contains(target.name)
+    }
+}
