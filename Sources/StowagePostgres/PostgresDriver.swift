@@ -233,11 +233,7 @@ final class PostgresNIOConnection: PostgreSQLConnection, @unchecked Sendable {
         for statement in statements {
             do {
                 let result = try answer(statement.answer)
-                if firstError == nil {
-                    var values: [[StorageValue]] = []
-                    try rows(of: result) { values.append($0) }
-                    try statement.check(values)
-                }
+                if firstError == nil { try statement.check(try allRows(of: result)) }
             } catch {
                 if firstError == nil { firstError = error }
             }
@@ -264,9 +260,7 @@ final class PostgresNIOConnection: PostgreSQLConnection, @unchecked Sendable {
         guard committed.metadata.command == "COMMIT" else {
             throw StowageError(.saveFailed, "PostgreSQL at \(location) rolled the transaction back (\(committed.metadata.command)).")
         }
-        var values: [[StorageValue]] = []
-        try rows(of: statementResult) { values.append($0) }
-        return values
+        return try allRows(of: statementResult)
     }
 
     /// The query of a statement with `?` placeholders, checking first that the connection can take it.
@@ -311,6 +305,12 @@ final class PostgresNIOConnection: PostgreSQLConnection, @unchecked Sendable {
                 "The connection to PostgreSQL at \(location) failed during a statement (\(PostgresDriver.describe(error))); the statement's transaction did not commit. Later operations reconnect.",
                 underlying: error)
         }
+    }
+
+    private func allRows(of result: PostgresQueryResult) throws -> [[StorageValue]] {
+        var values: [[StorageValue]] = []
+        try rows(of: result) { values.append($0) }
+        return values
     }
 
     private func rows(of result: PostgresQueryResult, _ body: ([StorageValue]) throws -> Void) throws {

@@ -4,7 +4,8 @@ import StowageCore
 import StowagePostgres
 import Testing
 
-// What the tests that need a PostgreSQL server share (StowagePostgresTests, TodoServerTests).
+// What the tests that need a PostgreSQL server share (StowagePostgresTests, TodoServerTests): the
+// server, a database per test, and the executables they start.
 
 /// The PostgreSQL server the tests run against: `STOWAGE_TEST_POSTGRES_URL` (which `.ci/run` sets after
 /// starting a throwaway server with `.ci/postgres.sh`). Without it the tests are skipped, with the
@@ -58,3 +59,14 @@ public final class TestDatabase {
     }
 }
 
+/// An executable of this package built beside the test bundle (`swift test` builds every product), or
+/// `nil`.
+public func executableBesideTests(named name: String) -> URL? {
+    var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    for _ in 0..<3 {
+        let candidate = directory.appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        directory = directory.deletingLastPathComponent()
+    }
+    return nil
+}

@@ -6,15 +6,7 @@ import Testing
 @Suite("PostgreSQL: writers killed mid-save", .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct PostgresKillTests {
     /// `stowage-reopen-probe`, built with the tests, beside the test bundle.
-    static let writer: URL? = {
-        var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<3 {
-            let candidate = directory.appendingPathComponent("stowage-reopen-probe")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }()
+    static let writer = executableBesideTests(named: "stowage-reopen-probe")
 
     /// A writer process saves in a loop (each save a Mark and one more on the Tally) and is killed with
     /// SIGKILL at a random moment, round after round: every save it acknowledged is stored, and no save

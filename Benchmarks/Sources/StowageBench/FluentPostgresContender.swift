@@ -4,30 +4,8 @@ import FluentPostgresDriver
 import Foundation
 import PostgresNIO
 
-/// The benchmark entity as a Fluent model on PostgreSQL, on the raw contender's `item` table.
-final class FluentPostgresRow: Model, @unchecked Sendable {
-    static let schema = "item"
-
-    @ID(custom: "id", generatedBy: .database) var id: Int?
-    @Field(key: "i1") var i1: Int
-    @Field(key: "i2") var i2: Int
-    @Field(key: "i3") var i3: Int
-    @Field(key: "d1") var d1: Double
-    @Field(key: "d2") var d2: Double
-    @Field(key: "d3") var d3: Double
-    @Field(key: "s1") var s1: String
-    @Field(key: "s2") var s2: String
-    @Field(key: "s3") var s3: String
-
-    init() {}
-
-    init(_ v: RowValues) {
-        (i1, i2, i3, d1, d2, d3, s1, s2, s3) = (v.i1, v.i2, v.i3, v.d1, v.d2, v.d3, v.s1, v.s2, v.s3)
-    }
-}
-
 /// Fluent (fluent-kit with fluent-postgres-driver) without Vapor: one event loop, one connection per
-/// database, its async API.
+/// database, its async API; the model is SQLite's `FluentRow`, on the raw contender's `item` table.
 final class FluentPostgresContender: PostgresContender, @unchecked Sendable {
     // @unchecked Sendable: used by one task at a time.
     let name = "Fluent"
@@ -52,17 +30,13 @@ final class FluentPostgresContender: PostgresContender, @unchecked Sendable {
 
     private func makeTable(_ url: URL, uniqueKey: Bool) async throws -> PostgresConnection {
         let connection = try await PostgresServer.connect(url)
-        try await connection.query(PostgresQuery(unsafeSQL: RawPostgresContender.create), logger: PostgresServer.logger)
-        try await connection.query("CREATE INDEX item_i1 ON item (i1)", logger: PostgresServer.logger)
-        if uniqueKey { try await connection.query("CREATE UNIQUE INDEX item_s1 ON item (s1)", logger: PostgresServer.logger) }
+        try await RawPostgresContender.makeTable(connection, uniqueKey: uniqueKey)
         return connection
     }
 
     private func filled(_ url: URL, rows: Int, uniqueKey: Bool) async throws -> any Database {
         let connection = try await makeTable(url, uniqueKey: uniqueKey)
         try await PostgresServer.fill(connection, table: "item", key: "id", count: rows)
-        try await connection.query(PostgresQuery(unsafeSQL: "SELECT setval(pg_get_serial_sequence('item', 'id'), \(rows + 1))"), logger: PostgresServer.logger)
-        try await connection.query("ANALYZE item", logger: PostgresServer.logger)
         try await connection.close()
         return try open(url)
     }
@@ -72,7 +46,7 @@ final class FluentPostgresContender: PostgresContender, @unchecked Sendable {
         let database = try open(url)
         let ms = try await time {
             try await database.transaction { tx in
-                for values in rows { try await FluentPostgresRow(values).create(on: tx) }
+                for values in rows { try await FluentRow(values).create(on: tx) }
             }
         }
         return [Sample(name, ms, rows.count)]
@@ -84,14 +58,14 @@ final class FluentPostgresContender: PostgresContender, @unchecked Sendable {
 
     func fetchAll() async throws -> [Sample] {
         var count = 0
-        let ms = try await time { count = try await FluentPostgresRow.query(on: read!).all().count }
+        let ms = try await time { count = try await FluentRow.query(on: read!).all().count }
         return [Sample(name, ms, count)]
     }
 
     func fetchRange(_ range: Range<Double>) async throws -> [Sample] {
         var count = 0
         let ms = try await time {
-            count = try await FluentPostgresRow.query(on: read!).filter(\.$d1 >= range.lowerBound).filter(\.$d1 < range.upperBound).all().count
+            count = try await FluentRow.query(on: read!).filter(\.$d1 >= range.lowerBound).filter(\.$d1 < range.upperBound).all().count
         }
         return [Sample(name, ms, count)]
     }
@@ -99,13 +73,13 @@ final class FluentPostgresContender: PostgresContender, @unchecked Sendable {
     func fetchEqual(_ values: [Int]) async throws -> [Sample] {
         var count = 0
         let ms = try await time {
-            for value in values { count += try await FluentPostgresRow.query(on: read!).filter(\.$i1 == value).all().count }
+            for value in values { count += try await FluentRow.query(on: read!).filter(\.$i1 == value).all().count }
         }
         return [Sample(name, ms, count)]
     }
 
     func update(_ keys: [Int64], run: Int) async throws -> [Sample] {
-        let all = try await FluentPostgresRow.query(on: read!).sort(\.$id).all()
+        let all = try await FluentRow.query(on: read!).sort(\.$id).all()
         let ms = try await time {
             try await read!.transaction { tx in
                 for key in keys {
@@ -126,7 +100,7 @@ final class FluentPostgresContender: PostgresContender, @unchecked Sendable {
     func lookupByKey(_ keys: [String]) async throws -> [Sample] {
         var count = 0
         let ms = try await time {
-            for key in keys where try await FluentPostgresRow.query(on: keyed!).filter(\.$s1 == key).first() != nil { count += 1 }
+            for key in keys where try await FluentRow.query(on: keyed!).filter(\.$s1 == key).first() != nil { count += 1 }
         }
         return [Sample(name, ms, count)]
     }

@@ -80,7 +80,8 @@ enum PostgresServer {
         try await admin.close()
     }
 
-    /// Fills `table` (columns `key`, i1…s3) with rows 0..<count, 1,000 rows per INSERT, untimed.
+    /// Fills `table` (columns `key`, i1…s3) with rows 0..<count, 1,000 rows per INSERT, untimed; then sets
+    /// the table's key sequence past them and analyzes it.
     static func fill(_ connection: PostgresConnection, table: String, key: String, count: Int) async throws {
         var start = 0
         while start < count {
@@ -95,14 +96,16 @@ enum PostgresServer {
                 bindings.append(v.d1); bindings.append(v.d2); bindings.append(v.d3)
                 bindings.append(v.s1); bindings.append(v.s2); bindings.append(v.s3)
             }
-            let sql = "INSERT INTO \(table) (\(key), i1, i2, i3, d1, d2, d3, s1, s2, s3) VALUES " + tuples.joined(separator: ", ")
+            let sql = "INSERT INTO \"\(table)\" (\"\(key)\", i1, i2, i3, d1, d2, d3, s1, s2, s3) VALUES " + tuples.joined(separator: ", ")
             try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
             start = end
         }
+        try await connection.query(PostgresQuery(unsafeSQL: "SELECT setval(pg_get_serial_sequence('\"\(table)\"', '\(key)'), \(count + 1))"), logger: logger)
+        try await connection.query(PostgresQuery(unsafeSQL: "ANALYZE \"\(table)\""), logger: logger)
     }
 }
 
-/// Hand-written postgres-nio: one connection, prepared statements, rows decoded by position into
+/// Hand-written postgres-nio: one connection, statements with bindings, rows decoded by position into
 /// structs. The floor no layer over postgres-nio goes below.
 final class RawPostgresContender: PostgresContender, @unchecked Sendable {
     // @unchecked Sendable: used by one task at a time.
@@ -116,7 +119,8 @@ final class RawPostgresContender: PostgresContender, @unchecked Sendable {
         s1 text NOT NULL, s2 text NOT NULL, s3 text NOT NULL)
         """
 
-    private static func makeTable(_ connection: PostgresConnection, uniqueKey: Bool) async throws {
+    /// Creates the `item` table and its index on `i1` (and a unique one on `s1`, W9's).
+    static func makeTable(_ connection: PostgresConnection, uniqueKey: Bool) async throws {
         try await connection.query(PostgresQuery(unsafeSQL: create), logger: PostgresServer.logger)
         try await connection.query("CREATE INDEX item_i1 ON item (i1)", logger: PostgresServer.logger)
         if uniqueKey { try await connection.query("CREATE UNIQUE INDEX item_s1 ON item (s1)", logger: PostgresServer.logger) }
@@ -144,7 +148,6 @@ final class RawPostgresContender: PostgresContender, @unchecked Sendable {
         let connection = try await PostgresServer.connect(url)
         try await Self.makeTable(connection, uniqueKey: false)
         try await PostgresServer.fill(connection, table: "item", key: "id", count: rows)
-        try await connection.query("ANALYZE item", logger: PostgresServer.logger)
         read = connection
     }
 
@@ -209,7 +212,6 @@ final class RawPostgresContender: PostgresContender, @unchecked Sendable {
         let connection = try await PostgresServer.connect(url)
         try await Self.makeTable(connection, uniqueKey: true)
         try await PostgresServer.fill(connection, table: "item", key: "id", count: rows)
-        try await connection.query("ANALYZE item", logger: PostgresServer.logger)
         keyed = connection
     }
 
@@ -256,9 +258,7 @@ final class StowagePostgresContender: PostgresContender, @unchecked Sendable {
     /// Stowage makes its tables; they are filled through postgres-nio, as the raw contender's are.
     private func fill(_ url: URL, table: String, rows: Int) async throws {
         let connection = try await PostgresServer.connect(url)
-        try await PostgresServer.fill(connection, table: "\"\(table)\"", key: "\"_pk\"", count: rows)
-        try await connection.query(PostgresQuery(unsafeSQL: "SELECT setval(pg_get_serial_sequence('\"\(table)\"', '_pk'), \(rows + 1))"), logger: PostgresServer.logger)
-        try await connection.query(PostgresQuery(unsafeSQL: "ANALYZE \"\(table)\""), logger: PostgresServer.logger)
+        try await PostgresServer.fill(connection, table: table, key: "_pk", count: rows)
         try await connection.close()
     }
 

@@ -157,14 +157,13 @@ struct ItemQuery {
     /// The requested order, then creation time and identifier, so that pages do not overlap.
     var sortDescriptors: [SortDescriptor<TodoItem>] {
         let order: SortOrder = ascending ? .forward : .reverse
-        let first: SortDescriptor<TodoItem> = switch sort {
+        let first: SortDescriptor<TodoItem>? = switch sort {
         case "title": SortDescriptor(\.title, comparator: .localizedStandard, order: order)
         case "priority": SortDescriptor(\.priority, order: order)
         case "due": SortDescriptor(\.dueDate, order: order)
-        default: SortDescriptor(\.createdAt, order: order)
+        default: nil
         }
-        let creation = SortDescriptor(\TodoItem.createdAt, order: order)
-        return (sort == "created" ? [creation] : [first, creation]) + [SortDescriptor(\.id)]
+        return (first.map { [$0] } ?? []) + [SortDescriptor(\.createdAt, order: order), SortDescriptor(\.id)]
     }
 }
 

@@ -38,7 +38,7 @@ public struct TodoAPI: Sendable {
         lists.patch(":id") { request, context in
             try renameList(try list(context), to: try await request.decode(as: ListInput.self, context: context))
         }
-        lists.delete(":id") { _, context in try deleteList(try list(context)) }
+        lists.delete(":id") { _, context in try delete(try list(context)) }
         lists.get(":id/items") { request, context in
             try items(of: try list(context), ItemQuery { request.uri.queryParameters[$0[...]] })
         }
@@ -50,7 +50,7 @@ public struct TodoAPI: Sendable {
         itemRoutes.patch(":id") { request, context in
             try changeItem(try item(context), try await request.decode(as: ItemChange.self, context: context))
         }
-        itemRoutes.delete(":id") { _, context in try deleteItem(try item(context)) }
+        itemRoutes.delete(":id") { _, context in try delete(try item(context)) }
     }
 
     // MARK: Lists
@@ -77,13 +77,6 @@ public struct TodoAPI: Sendable {
         list.name = name
         try context.save()
         return ListJSON(list)
-    }
-
-    private func deleteList(_ found: (TodoList, ModelContext)) throws -> HTTPResponse.Status {
-        let (list, context) = found
-        context.delete(list)
-        try context.save()
-        return .noContent
     }
 
     /// Refuses a name another list has (409). Two requests racing past this check, on two servers, can
@@ -123,9 +116,10 @@ public struct TodoAPI: Sendable {
         return ItemJSON(item)
     }
 
-    private func deleteItem(_ found: (TodoItem, ModelContext)) throws -> HTTPResponse.Status {
-        let (item, context) = found
-        context.delete(item)
+    /// Deletes a list (and, by its delete rule, its items) or an item.
+    private func delete(_ found: (some PersistentModel, ModelContext)) throws -> HTTPResponse.Status {
+        let (model, context) = found
+        context.delete(model)
         try context.save()
         return .noContent
     }
@@ -133,25 +127,22 @@ public struct TodoAPI: Sendable {
     // MARK: Lookups
 
     private func list(_ request: some RequestContext) throws -> (TodoList, ModelContext) {
-        let id = try identifier(request)
-        let context = ModelContext(container)
-        var descriptor = FetchDescriptor<TodoList>(predicate: #Predicate { $0.id == id })
-        descriptor.fetchLimit = 1
-        guard let list = try context.fetch(descriptor).first else {
-            throw HTTPError(.notFound, message: "There is no list \(id).")
-        }
-        return (list, context)
+        try find("list", try identifier(request)) { id in #Predicate<TodoList> { $0.id == id } }
     }
 
     private func item(_ request: some RequestContext) throws -> (TodoItem, ModelContext) {
-        let id = try identifier(request)
+        try find("item", try identifier(request)) { id in #Predicate<TodoItem> { $0.id == id } }
+    }
+
+    /// The model with identifier `id`, in a new context, or a 404 naming it a `noun`.
+    private func find<Model: PersistentModel>(_ noun: String, _ id: UUID, _ matching: (UUID) -> Predicate<Model>) throws -> (Model, ModelContext) {
         let context = ModelContext(container)
-        var descriptor = FetchDescriptor<TodoItem>(predicate: #Predicate { $0.id == id })
+        var descriptor = FetchDescriptor<Model>(predicate: matching(id))
         descriptor.fetchLimit = 1
-        guard let item = try context.fetch(descriptor).first else {
-            throw HTTPError(.notFound, message: "There is no item \(id).")
+        guard let model = try context.fetch(descriptor).first else {
+            throw HTTPError(.notFound, message: "There is no \(noun) \(id).")
         }
-        return (item, context)
+        return (model, context)
     }
 
     private func identifier(_ request: some RequestContext) throws -> UUID {

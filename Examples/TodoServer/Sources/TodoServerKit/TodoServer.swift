@@ -106,12 +106,10 @@ public enum TodoServer {
     ) -> some ApplicationProtocol {
         let router = Router()
         TodoAPI(container: container).addRoutes(to: router)
-        var logger = logger ?? Logger(label: "todo-server")
-        if logger.logLevel > .info { logger.logLevel = .info }
         return Application(
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(options.host, port: options.port), serverName: "todo-server"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? options.port) },
-            logger: logger)
+            logger: logger ?? Logger(label: "todo-server"))
     }
 }

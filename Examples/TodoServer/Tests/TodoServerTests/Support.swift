@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import PostgresTestSupport
 import Stowage
 import TodoServerKit
 
@@ -74,15 +75,7 @@ final class ServerProcess: @unchecked Sendable {
     let port: Int
     private var stopped = false
 
-    static let executable: URL? = {
-        var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<3 {
-            let candidate = directory.appendingPathComponent("todo-server")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }()
+    static let executable = executableBesideTests(named: "todo-server")
 
     init(_ arguments: [String]) throws {
         guard let executable = Self.executable else { throw ServerError("todo-server is not built beside the tests") }
