@@ -230,6 +230,8 @@ final class PostgresNIOConnection: PostgreSQLConnection, @unchecked Sendable {
         // Every answer is waited for, so that the connection is ready for the next statement; the first
         // error (the server refuses the rest of a failed transaction) is thrown.
         var firstError: (any Error)?
+        // The answers come in order: once the last is in, the others are, and the thread sleeps once.
+        _ = try? statements.last?.answer.wait()
         for statement in statements {
             do {
                 let result = try answer(statement.answer)
@@ -241,24 +243,30 @@ final class PostgresNIOConnection: PostgreSQLConnection, @unchecked Sendable {
         if let firstError { throw firstError }
     }
 
-    func commit(after sql: String, _ arguments: [StorageValue]) throws -> [[StorageValue]] {
+    func finish(_ sql: String, _ arguments: [StorageValue], endingTransaction: Bool, then followUp: String) throws -> [[StorageValue]] {
         let query = try prepare(sql, arguments)
         try flush()
-        // postgres-nio queues the commit behind the statement and sends it as soon as the statement's
-        // answer arrives, on its event loop: the transaction's locks are held one round trip less.
+        // postgres-nio queues each query behind the one before and sends it as soon as that one's answer
+        // arrives, on its event loop: a transaction's locks are held one round trip less, and the
+        // follow-up costs no wait of its own.
         let statement = connection.query(query, logger: logger)
-        let commit = connection.query("COMMIT", logger: logger)
+        let commit = endingTransaction ? connection.query("COMMIT", logger: logger) : nil
+        let next = connection.query(PostgresQuery(unsafeSQL: followUp), logger: logger)
+        // The answers come in order: once the last is in, the others are, and the thread sleeps once.
+        _ = try? answer(next)
         let statementResult: PostgresQueryResult
         do {
             statementResult = try answer(statement)
         } catch {
             // The server ends a failed transaction's COMMIT with a rollback.
-            _ = try? commit.wait()
+            _ = try? commit?.wait()
             throw error
         }
-        let committed = try answer(commit)
-        guard committed.metadata.command == "COMMIT" else {
-            throw StowageError(.saveFailed, "PostgreSQL at \(location) rolled the transaction back (\(committed.metadata.command)).")
+        if let commit {
+            let committed = try answer(commit)
+            guard committed.metadata.command == "COMMIT" else {
+                throw StowageError(.saveFailed, "PostgreSQL at \(location) rolled the transaction back (\(committed.metadata.command)).")
+            }
         }
         return try allRows(of: statementResult)
     }

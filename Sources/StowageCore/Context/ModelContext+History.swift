@@ -81,11 +81,8 @@ extension ModelContext {
         if let predicate = descriptor.predicate {
             transactions = try transactions.filter { try predicate.evaluate($0) }
         }
-        func chronological(_ a: DefaultHistoryTransaction, _ b: DefaultHistoryTransaction) -> Bool {
-            (a.timestamp, a.transactionIdentifier) < (b.timestamp, b.transactionIdentifier)
-        }
         if descriptor.sortBy.isEmpty {
-            if container.store.historyStores.count > 1 { transactions.sort(by: chronological) }
+            if container.store.historyStores.count > 1 { transactions = Self.inTimeOrder(transactions) }
         } else {
             transactions.sort(using: descriptor.sortBy)
         }
@@ -97,7 +94,7 @@ extension ModelContext {
         var seen: [String: Int64] = [:]
         for store in container.store.historyStores { seen[store.identifier] = bounds[store.identifier] ?? 0 }
         var tokens: [TransactionKey: DefaultHistoryToken] = [:]
-        for transaction in transactions.sorted(by: chronological) {
+        for transaction in Self.inTimeOrder(transactions) {
             seen[transaction.storeIdentifier] = max(seen[transaction.storeIdentifier] ?? 0, transaction.transactionIdentifier)
             tokens[TransactionKey(transaction)] = DefaultHistoryToken(seen)
         }
@@ -117,6 +114,24 @@ extension ModelContext {
                 changes: inspection.readsChanges ? transaction.changes : changes[transaction.storeIdentifier]?[transaction.transactionIdentifier] ?? [],
                 token: tokens[TransactionKey(transaction)])
         }
+    }
+
+    /// Transactions in the order they happened: each store's in the order of their numbers (a number is
+    /// given in commit order), the stores' merged by time.
+    static func inTimeOrder(_ transactions: [DefaultHistoryTransaction]) -> [DefaultHistoryTransaction] {
+        var stores: [String: [DefaultHistoryTransaction]] = [:]
+        for transaction in transactions { stores[transaction.storeIdentifier, default: []].append(transaction) }
+        var queues = stores.values.map { $0.sorted { $0.transactionIdentifier < $1.transactionIdentifier }[...] }
+        guard queues.count > 1 else { return Array(queues.first ?? []) }
+        var merged: [DefaultHistoryTransaction] = []
+        merged.reserveCapacity(transactions.count)
+        while let next = queues.indices.filter({ !queues[$0].isEmpty }).min(by: { a, b in
+            let (x, y) = (queues[a].first!, queues[b].first!)
+            return (x.timestamp, x.storeIdentifier) < (y.timestamp, y.storeIdentifier)
+        }) {
+            merged.append(queues[next].removeFirst())
+        }
+        return merged
     }
 
     private func historyTransactions(_ headers: [HistoryHeader], of store: any HistoryStore) throws -> [DefaultHistoryTransaction] {

@@ -3,35 +3,37 @@ import Foundation
 /// Hands the saves other processes commit to a PostgreSQL database to the container, as the
 /// ``StoreChangeWatcher`` does for SQLite files.
 ///
-/// How: each save writes its history in its transaction and notifies the channel
-/// ``PostgreSQLSchema/notificationChannel`` with its transaction's number (PostgreSQL delivers it at
-/// the commit). The watcher listens on a connection of its own; on a notification it reads the history
-/// transactions after the last one it handled. Saves commit in the order of their numbers (see
-/// ``PostgreSQLSchema/historyLock``), so nothing below a number read is still to come. When the listening
-/// connection drops and comes back, the watcher reads the history from where it was: a save committed
-/// meanwhile is delivered then, not lost.
+/// How: each save writes its history in its transaction and, right after its commit, notifies the
+/// channel ``PostgreSQLSchema/notificationChannel`` with its transaction's number, its store's origin
+/// and, when they fit, its changes (``PostgreSQLNotice``). The watcher listens on a connection of its
+/// own and hands over the transactions in the order of their numbers, without a gap: a notice whose
+/// number follows the last one handled is handed over from its payload, without reading the database;
+/// the notices after a missing number wait for it. When a number stays missing (its save rolled back,
+/// or its process ended before notifying), when a notice carries no changes, and after the listening
+/// connection dropped and came back, the watcher reads the history from the last number it handled
+/// (see ``PostgreSQLStore/historyHeaders(after:detailedOnly:)``): nothing is lost.
 final class PostgreSQLChangeWatcher: StoreWatcher, @unchecked Sendable {
-    // @unchecked Sendable: `lastSeen` is only touched on `queue`, `checkScheduled` under `lock`.
+    // @unchecked Sendable: `lastSeen`, `waiting` and `gapCheckScheduled` are only touched on `queue`.
     private let store: PostgreSQLStore
     private weak var container: ModelContainer?
     private let queue = DispatchQueue(label: "Stowage.PostgreSQLChangeWatcher")
     private var listener: (any PostgreSQLListener)?
     private var lastSeen: Int64 = 0
-    private let lock = NSLock()
-    /// Whether a check is queued and has not started: notifications that arrive meanwhile are read by
-    /// it (under load, one read of the history serves many saves).
-    private var checkScheduled = false
+    /// Notices after a missing number, by number.
+    private var waiting: [Int64: PostgreSQLNotice] = [:]
+    private var gapCheckScheduled = false
+    /// How long notices wait for a missing number before the history is read.
+    static let gapWait: DispatchTimeInterval = .milliseconds(100)
 
     init(store: PostgreSQLStore, container: ModelContainer) throws {
         self.store = store
         self.container = container
         lastSeen = max(try store.newestHistoryTransaction(), try store.historyDeletedThrough())
-        // A notification of this store's own save is not read: what it changed, the container knows.
-        // (`nil` comes after a reconnection: anything may have been missed.)
-        let ownSaves = " \(store.origin)"
+        // `nil` comes after a reconnection: anything may have been missed.
         listener = try store.driver.listen(on: PostgreSQLSchema.notificationChannel) { [weak self] payload in
-            if let payload, payload.hasSuffix(ownSaves) { return }
-            self?.scheduleCheck()
+            guard let self else { return }
+            let notice = payload.flatMap(PostgreSQLNotice.init)
+            self.queue.async { notice.map(self.receive) ?? self.readHistory() }
         }
     }
 
@@ -42,19 +44,50 @@ final class PostgreSQLChangeWatcher: StoreWatcher, @unchecked Sendable {
 
     deinit { cancel() }
 
-    private func scheduleCheck() {
-        let schedule = lock.withLock {
-            defer { checkScheduled = true }
-            return !checkScheduled
+    /// Takes a notice in: hands over it and those waiting after it when its number is the next one.
+    private func receive(_ notice: PostgreSQLNotice) {
+        guard notice.number > lastSeen else { return }
+        waiting[notice.number] = notice
+        handOverWaiting()
+    }
+
+    /// Hands over the waiting notices that follow the last number handled; reads the history for one
+    /// without its changes; checks the history later when a number is missing.
+    private func handOverWaiting() {
+        var ready: [(HistoryHeader, [SQLiteHistory.Run])] = []
+        while let next = waiting.removeValue(forKey: lastSeen + 1) {
+            guard let transaction = next.transaction else {
+                // Its changes are in the history only.
+                deliver(ready)
+                readHistory()
+                return
+            }
+            lastSeen += 1
+            if next.origin != store.origin { ready.append(transaction) }
         }
-        guard schedule else { return }
-        queue.async {
-            self.lock.withLock { self.checkScheduled = false }
-            self.check()
+        deliver(ready)
+        if !waiting.isEmpty, !gapCheckScheduled {
+            gapCheckScheduled = true
+            queue.asyncAfter(deadline: .now() + Self.gapWait) {
+                self.gapCheckScheduled = false
+                if !self.waiting.isEmpty { self.readHistory() }
+            }
         }
     }
 
-    private func check() {
+    private func deliver(_ transactions: [(HistoryHeader, [SQLiteHistory.Run])]) {
+        guard !transactions.isEmpty else { return }
+        container?.receiveRemoteChanges(transactions, from: store)
+    }
+
+    /// Reads the history after the last transaction handled and hands over other processes' saves,
+    /// then the notices waiting after them.
+    private func readHistory() {
+        readHistoryOnce()
+        if !waiting.isEmpty { handOverWaiting() }
+    }
+
+    private func readHistoryOnce() {
         guard let container else {
             cancel()
             return
@@ -64,6 +97,7 @@ final class PostgreSQLChangeWatcher: StoreWatcher, @unchecked Sendable {
             let headers = try store.historyHeaders(after: lastSeen, detailedOnly: false)
             let unreadHistoryDeleted = deletedThrough > lastSeen
             lastSeen = max(lastSeen, headers.last?.id ?? 0, deletedThrough)
+            waiting = waiting.filter { $0.key > lastSeen }
             let foreign = headers.filter { $0.origin != store.origin }
             if unreadHistoryDeleted || foreign.contains(where: { !$0.detailed }) {
                 container.receiveRemoteChanges(nil, from: store)

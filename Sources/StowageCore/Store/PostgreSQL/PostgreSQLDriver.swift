@@ -27,11 +27,13 @@ package protocol PostgreSQLConnection: AnyObject {
     /// values (in column order). Integers, Booleans (as 0 or 1), reals, text and bytes come back as
     /// their ``StorageValue``; other types must be cast to text by the statement.
     func query(_ sql: String, _ arguments: [StorageValue], _ body: ([StorageValue]) throws -> Void) throws
-    /// Runs the last statement of a transaction and `COMMIT` back to back, without waiting for the
-    /// statement's answer before sending the commit, and returns the statement's rows. When the
-    /// statement fails, PostgreSQL rolls the transaction back and this throws the statement's error;
-    /// either way the transaction has ended.
-    func commit(after sql: String, _ arguments: [StorageValue]) throws -> [[StorageValue]]
+    /// Runs the last statement of a save, then `COMMIT` when `endingTransaction` (a transaction is
+    /// open), then `followUp` in a transaction of its own, back to back: nothing waits for an answer
+    /// before the next is sent. Throws the statement's or the commit's error (PostgreSQL then rolls the
+    /// transaction back: the save did not happen). By the follow-up, the save is done: its answer is
+    /// waited for and its error ignored.
+    /// - Returns: the statement's rows.
+    func finish(_ sql: String, _ arguments: [StorageValue], endingTransaction: Bool, then followUp: String) throws -> [[StorageValue]]
     /// Sends a statement without waiting for its answer: the statements sent so are answered in order,
     /// and `check` runs with the rows of each when the connection next waits (``flush()``, or any other
     /// statement), which throws the first error of theirs. A transaction's writes go so, one wait for
@@ -56,21 +58,22 @@ extension PostgreSQLConnection {
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     package func transaction<Result>(_ body: () throws -> Result) throws -> Result {
-        try transaction { (_: (String, [StorageValue]) throws -> [[StorageValue]]) in try body() }
+        try transaction { (_: (String, [StorageValue], String) throws -> [[StorageValue]]) in try body() }
     }
 
     /// Runs `body` in a transaction, giving it a function that ends the transaction with one last
-    /// statement and the commit sent together (``commit(after:_:)``); without a call to it, the
-    /// transaction commits when `body` returns. It is rolled back when `body` throws first.
-    package func transaction<Result>(_ body: (_ commitAfter: (String, [StorageValue]) throws -> [[StorageValue]]) throws -> Result) throws -> Result {
+    /// statement, the commit and a follow-up sent together (``finish(_:_:endingTransaction:then:)``);
+    /// without a call to it, the transaction commits when `body` returns. It is rolled back when `body`
+    /// throws first.
+    package func transaction<Result>(_ body: (_ finish: (String, [StorageValue], String) throws -> [[StorageValue]]) throws -> Result) throws -> Result {
         // Sent with the transaction's first statement, not waited for alone.
         try send("BEGIN ISOLATION LEVEL READ COMMITTED", []) { _ in }
         var ended = false
         let result: Result
         do {
-            result = try body { sql, arguments in
+            result = try body { sql, arguments, followUp in
                 ended = true
-                return try commit(after: sql, arguments)
+                return try finish(sql, arguments, endingTransaction: true, then: followUp)
             }
         } catch {
             if !ended { try? execute("ROLLBACK") }

@@ -94,7 +94,7 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
             return try driver.withConnection { connection in
                 try Self.translatingServerErrors(location: location, saving: true) {
                     if let saved = try saveInOneStatement(changes, connection) { return saved }
-                    return try connection.transaction { commitAfter in try write(changes, on: connection, commitAfter: commitAfter) }
+                    return try connection.transaction { finish in try write(changes, on: connection, finish: finish) }
                 }
             }
         } catch let error as StowageError where [.saveFailed, .constraintViolation, .saveConflict].contains(error.code) {
@@ -104,8 +104,8 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
         }
     }
 
-    /// Writes a save's changes, then ends the transaction with its history (`commitAfter`).
-    private func write(_ changes: ChangeSet, on connection: any PostgreSQLConnection, commitAfter: (String, [StorageValue]) throws -> [[StorageValue]]) throws -> SaveResult {
+    /// Writes a save's changes, then ends the transaction with its history (`finish`).
+    private func write(_ changes: ChangeSet, on connection: any PostgreSQLConnection, finish: Finish) throws -> SaveResult {
         let q = SQLiteSQL.quote
         let pk = q(SQLiteSQL.primaryKeyColumn)
         let preserved = try preservedValues(changes, connection)
@@ -145,7 +145,7 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
             for write in changes.relationshipWrites { try links.write(write) }
             try links.checkUnique(changes.relationshipWrites)
         }
-        let transaction = try recordHistory(changes, insertedKeys: keys.values, preserved: preserved, commitAfter: commitAfter)
+        let transaction = try recordHistory(changes, insertedKeys: keys.values, preserved: preserved, finish: finish)
         return SaveResult(insertedKeys: keys.values, historyTransactions: [identifier: transaction])
     }
 
@@ -164,18 +164,26 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
         }
     }
 
-    /// Writes the save's history transaction, notifies the other processes listening, and (through
-    /// `commitAfter`, unless it only runs the statement) commits.
+    /// Ends a save: runs its last statement, commits when a transaction is open, then runs a follow-up;
+    /// returns the statement's rows (``PostgreSQLConnection/finish(_:_:endingTransaction:then:)``).
+    typealias Finish = (_ sql: String, _ arguments: [StorageValue], _ followUp: String) throws -> [[StorageValue]]
+
+    /// The statement that notifies the other processes of the save this session committed last
+    /// (``PostgreSQLSchema/notifyFunction``): its history number, this store's origin, and `body`
+    /// (``PostgreSQLNotice``).
+    private func notifySave(body: String?) -> String {
+        let sequence = SQLiteSQL.literal(SQLiteSQL.quote(SQLiteHistory.transactionTable))
+        return "SELECT stowage_notify(currval(pg_get_serial_sequence(\(sequence), 'id'))::text || \(SQLiteSQL.literal(" \(origin)" + (body.map { " " + $0 } ?? ""))))"
+    }
+
+    /// Writes the save's history transaction and (through `finish`) commits, then notifies.
     ///
-    /// One statement takes the history lock (``PostgreSQLSchema/historyLock``), inserts the transaction's
-    /// row and its changes and notifies; the commit is sent with it (``PostgreSQLConnection/commit(after:_:)``),
-    /// so that the lock, which numbers transactions in commit order, is held for the server's work and
-    /// one flush of the log only. The notification is delivered when the transaction commits.
+    /// The history statement, the commit and the notification are sent together: a save waits for the
+    /// server once to end.
     /// - Returns: the transaction's number.
-    private func recordHistory(_ changes: ChangeSet, insertedKeys: [Int64], preserved: [[StorageValue]],
-                               commitAfter: (String, [StorageValue]) throws -> [[StorageValue]]) throws -> Int64 {
-        let (sql, arguments) = historyStatement(changes, insertedKeys: insertedKeys, preserved: preserved)
-        return try transactionNumber(try commitAfter(sql, arguments))
+    private func recordHistory(_ changes: ChangeSet, insertedKeys: [Int64], preserved: [[StorageValue]], finish: Finish) throws -> Int64 {
+        let (sql, arguments, notice) = historyStatement(changes, insertedKeys: insertedKeys, preserved: preserved)
+        return try transactionNumber(try finish(sql, arguments, notice))
     }
 
     private func transactionNumber(_ rows: [[StorageValue]]) throws -> Int64 {
@@ -185,29 +193,33 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
         return transaction
     }
 
-    /// The statement that records a save's history: it takes the history lock, inserts the transaction's
-    /// row and its changes, notifies, and returns the transaction's number.
+    /// The statement that records a save's history: it takes the save's lock
+    /// (``PostgreSQLSchema/saveLockKey``), inserts the transaction's row and its changes, and returns the
+    /// transaction's number; and the statement that notifies the other processes of it, to run after
+    /// the commit.
     /// - Parameter writes: data-modifying statements (`"name" AS (…)`, each returning one row per row it
     ///   wrote) that run first in the same statement, their arguments, and how many rows they must write
-    ///   in all; the lock is taken once they have, and fewer rows fail the statement (a division by zero).
+    ///   in all; fewer rows fail the statement (a division by zero) before the history is written.
     private func historyStatement(
         _ changes: ChangeSet, insertedKeys: [Int64], preserved: [[StorageValue]],
         writes: (statements: [String], arguments: [StorageValue], rows: Int)? = nil
-    ) -> (sql: String, arguments: [StorageValue]) {
+    ) -> (sql: String, arguments: [StorageValue], notice: String) {
         let q = SQLiteSQL.quote
         var sql = "WITH "
         var arguments: [StorageValue] = []
-        var lock = "SELECT pg_advisory_xact_lock(\(PostgreSQLSchema.historyLock))"
+        var lock = "SELECT pg_advisory_xact_lock_shared(\(PostgreSQLSchema.saveLockKey))"
         if let writes, !writes.statements.isEmpty {
             sql += writes.statements.joined(separator: ", ") + ", "
             arguments = writes.arguments
             let written = writes.statements.indices.map { "(SELECT count(*) FROM \(q("w\($0)")))" }.joined(separator: " + ")
             lock += ", 1 / (CASE WHEN \(written) = \(writes.rows) THEN 1 ELSE 0 END)"
         }
+        let timestamp = Date().timeIntervalSinceReferenceDate
         arguments += [
-            .real(Date().timeIntervalSinceReferenceDate), changes.author.map(StorageValue.text) ?? .null,
+            .real(timestamp), changes.author.map(StorageValue.text) ?? .null,
             .text(SQLiteHistory.bundleIdentifier), .text(SQLiteHistory.processIdentifier), .integer(origin),
         ]
+        // The number is taken once the lock is held ("header" reads "lock").
         sql += """
             "lock" AS MATERIALIZED (\(lock)), \
             "header" AS (INSERT INTO \(q(SQLiteHistory.transactionTable)) ("timestamp", "author", "bundle", "process", "origin", "detail") \
@@ -215,7 +227,7 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
             """
         let records = SQLiteHistory.records(of: changes, insertedKeys: insertedKeys, preserved: preserved)
         if !records.isEmpty {
-            // Each change row as its arguments but the transaction's number, which comes from "header".
+            // Each change row as its arguments but the transaction's id, which comes from "header".
             let row = "(?::bigint, ?::text, ?::bigint, ?::text, ?::bytea, ?::bytea)"
             sql += """
                 , "changes" AS (INSERT INTO \(q(SQLiteHistory.changeTable)) ("transaction", "position", "entity", "kind", "properties", "keys", "values") \
@@ -223,16 +235,15 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
                 """
             for record in records { arguments += record.arguments(transaction: 0).dropFirst() }
         }
-        sql += """
-             SELECT "id", pg_notify(\(SQLiteSQL.literal(PostgreSQLSchema.notificationChannel)), "id"::text || ' \(origin)') IS NULL FROM "header"
-            """
-        return (sql, arguments)
+        sql += #" SELECT "id" FROM "header""#
+        let body = PostgreSQLNotice.body(timestamp: timestamp, author: changes.author, records: records)
+        return (sql, arguments, notifySave(body: body))
     }
 
     /// A save of at most 64 inserts and attribute updates, of entities without uniqueness constraints or
-    /// external storage, as one statement (an implicit transaction: one round trip to the server, two
-    /// with the new rows' keys, taken from their tables' sequences first): the writes, then the history
-    /// (``historyStatement(_:insertedKeys:preserved:writes:)``).
+    /// external storage, as one statement (an implicit transaction: one round trip to the server; the
+    /// new rows' keys come from the keys reserved ahead, ``newKeys(_:for:_:)``): the writes, then the history
+    /// (``historyStatement(_:insertedKeys:preserved:writes:)``), and the notification sent behind it.
     /// - Returns: `nil` for any other save, or when the server refuses the statement (nothing is written
     ///   then): the general path runs it and says what is wrong.
     private func saveInOneStatement(_ changes: ChangeSet, _ connection: any PostgreSQLConnection) throws -> SaveResult? {
@@ -244,7 +255,7 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
         else { return nil }
         let q = SQLiteSQL.quote
         let pk = q(SQLiteSQL.primaryKeyColumn)
-        // The new rows' keys, from each table's sequence, in the order of the inserts.
+        // The new rows' keys, in the order of the inserts.
         var keys: [Int64] = []
         keys.reserveCapacity(changes.inserts.count)
         var tables: [String] = []
@@ -255,12 +266,7 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
         }
         var taken: [String: [Int64]] = [:]
         for table in tables {
-            taken[table] = try connection.rows(
-                "SELECT nextval(pg_get_serial_sequence(?, '_pk')) FROM generate_series(1, ?)", [.text(q(table)), .integer(Int64(counts[table]!))]
-            ).compactMap { row in
-                if case .integer(let key)? = row.first { return key }
-                return nil
-            }.reversed()
+            taken[table] = try newKeys(counts[table]!, for: table, connection).reversed()
         }
         var statements: [String] = []
         var arguments: [StorageValue] = []
@@ -286,15 +292,44 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
             arguments.append(.integer(key))
             arguments += try entity.columnAttributes.map { try $0.storableValue(of: insert.model) }
         }
-        let (sql, allArguments) = historyStatement(
+        let (sql, allArguments, notice) = historyStatement(
             changes, insertedKeys: keys, preserved: [], writes: (statements, arguments, changes.updates.count + changes.inserts.count))
         let rows: [[StorageValue]]
         do {
-            rows = try connection.rows(sql, allArguments)
+            rows = try connection.finish(sql, allArguments, endingTransaction: false, then: notice)
         } catch is PostgreSQLServerError {
             return nil
         }
         return SaveResult(insertedKeys: keys, historyTransactions: [identifier: try transactionNumber(rows)])
+    }
+
+    /// Keys taken from tables' sequences ahead of the inserts that use them, by table, smallest first:
+    /// a small save's new rows have their keys without a round trip of their own, one trip to a
+    /// sequence serving ``keyBlock`` inserts. (Keys left when the process ends are never used, as keys
+    /// of rolled-back inserts are not.)
+    private let reservedKeys = Locked<[String: [Int64]]>([:])
+    static let keyBlock = 32
+
+    /// `count` new keys of `table`'s rows.
+    private func newKeys(_ count: Int, for table: String, _ connection: any PostgreSQLConnection) throws -> [Int64] {
+        let reserved = reservedKeys.withLock { reserve -> [Int64]? in
+            guard let available = reserve[table], available.count >= count else { return nil }
+            reserve[table] = Array(available.dropFirst(count))
+            return Array(available.prefix(count))
+        }
+        if let reserved { return reserved }
+        let fetched = try connection.rows(
+            "SELECT nextval(pg_get_serial_sequence(?, '_pk')) FROM generate_series(1, ?)",
+            [.text(SQLiteSQL.quote(table)), .integer(Int64(count + Self.keyBlock))]
+        ).compactMap { row -> Int64? in
+            if case .integer(let key)? = row.first { return key }
+            return nil
+        }
+        guard fetched.count > count else {
+            throw StowageError(.saveFailed, "PostgreSQL at \(location) gave \(fetched.count) keys of \(table)'s sequence for \(count) new rows.")
+        }
+        reservedKeys.withLock { $0[table, default: []] = ($0[table, default: []] + fetched.dropFirst(count)).sorted() }
+        return Array(fetched.prefix(count))
     }
 
     /// The keys of a save's inserted rows, filled in as their statements are answered.
@@ -396,9 +431,11 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
                     try connection.execute("TRUNCATE \(unique.joined(separator: ", "))")
                     // The history went with the data: every token given out so far expires, through a
                     // transaction number taken and deleted at once.
-                    let erasure = try recordHistory(ChangeSet(), insertedKeys: [], preserved: []) { try connection.rows($0, $1) }
+                    let erasure = try recordHistory(ChangeSet(), insertedKeys: [], preserved: []) { sql, arguments, _ in try connection.rows(sql, arguments) }
                     try Self.deleteHistory(through: erasure, on: connection)
                 }
+                // Told without a body: listeners read the history, find it deleted and refresh everything.
+                try? connection.execute(notifySave(body: nil))
             }
         }
         erased += schema.entities.map(\.name)
@@ -431,10 +468,53 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
 }
 
 extension PostgreSQLStore: HistoryStore {
+    /// The transactions after `after`, without a gap: numbers are taken before saves commit, so a
+    /// number missing below one read may still come. Then the reader waits for the saves in flight
+    /// (``PostgreSQLSchema/waitForSave(_:)``) and reads again: a number still missing below the
+    /// largest of the first read never comes. Transactions after a gap that remains are left for the
+    /// next read.
     func historyHeaders(after: Int64, detailedOnly: Bool) throws -> [HistoryHeader] {
+        var headers = try historyHeaders(after: after)
+        guard let firstGap = Self.firstGap(headers, after: after) else { return Self.detailed(headers, detailedOnly) }
+        let settled = headers.last?.id ?? firstGap
+        try driver.withConnection { connection in
+            try Self.translatingServerErrors(location: location, sql: PostgreSQLSchema.transactionsInFlight) {
+                // Each wait is a statement of its own, its lock given back at its end; all are sent at once.
+                for row in try connection.rows(PostgreSQLSchema.transactionsInFlight) {
+                    guard case .text(let text)? = row.first, let xid = Int64(text) else { continue }
+                    try connection.send(PostgreSQLSchema.waitForSave(xid), []) { _ in }
+                }
+                try connection.flush()
+            }
+        }
+        headers = try historyHeaders(after: after)
+        // Up to `settled`, every number there will be is there; above it, up to the next gap.
+        var end = headers.firstIndex { $0.id > settled } ?? headers.endIndex
+        var next = end > headers.startIndex ? headers[end - 1].id : after
+        while end < headers.endIndex, headers[end].id == next + 1 {
+            next += 1
+            end += 1
+        }
+        return Self.detailed(Array(headers[..<end]), detailedOnly)
+    }
+
+    /// The number of the first transaction missing after `after` and before the last of `headers`.
+    private static func firstGap(_ headers: [HistoryHeader], after: Int64) -> Int64? {
+        var expected = after + 1
+        for header in headers {
+            if header.id != expected { return expected }
+            expected += 1
+        }
+        return nil
+    }
+
+    private static func detailed(_ headers: [HistoryHeader], _ detailedOnly: Bool) -> [HistoryHeader] {
+        detailedOnly ? headers.filter(\.detailed) : headers
+    }
+
+    private func historyHeaders(after: Int64) throws -> [HistoryHeader] {
         var fragment = SQLFragment("SELECT \"id\", \"timestamp\", \"author\", \"bundle\", \"process\", \"origin\", \"detail\" FROM \(SQLiteSQL.quote(SQLiteHistory.transactionTable)) WHERE \"id\" > ")
         fragment.bind(.integer(after))
-        if detailedOnly { fragment.append(" AND \"detail\" <> 0") }
         fragment.append(" ORDER BY \"id\"")
         return try rows(fragment).compactMap { row in
             guard row.count == 7, case .integer(let id) = row[0], case .real(let timestamp) = row[1],
