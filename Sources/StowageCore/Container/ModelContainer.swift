@@ -258,12 +258,7 @@ public final class ModelContainer: Sendable {
         if let migrationPlan { try PlannedMigration.validate(migrationPlan) }
         if let postgres = configuration as? any PostgreSQLStoreConfiguration {
             // Stowage's own PostgreSQL store: queries in SQL, as on SQLite.
-            if let migrationPlan, migrationPlan.stages.contains(where: { if case .custom = $0 { true } else { false } }) {
-                throw StowageError(
-                    .invalidSchema,
-                    "The migration plan \(migrationPlan) has custom stages, which the PostgreSQL store does not run yet; it migrates lightweight changes by itself, without a plan. The database was not opened.")
-            }
-            let store = try PostgreSQLStore(schema: givenSchema, configuration: postgres)
+            let store = try PostgreSQLStore(schema: givenSchema, configuration: postgres, migrationPlan: migrationPlan)
             self.init(
                 schema: givenSchema, store: store, configurationName: configuration.name,
                 saveRefusal: postgres.allowsSave ? nil : "The configuration \(configuration.name) was created with allowsSave: false")

@@ -41,9 +41,16 @@ package protocol PostgreSQLConnection: AnyObject {
     func send(_ sql: String, _ arguments: [StorageValue], check: @escaping ([[StorageValue]]) throws -> Void) throws
     /// Waits for the statements ``send(_:_:check:)`` sent, running their checks.
     func flush() throws
+    /// The statements that begin, commit and roll back a save's transaction on this connection.
+    var transactionControl: (begin: String, commit: String, rollback: String) { get }
 }
 
 extension PostgreSQLConnection {
+    /// A transaction of the connection's own: PostgreSQL's `BEGIN`, at READ COMMITTED.
+    package var transactionControl: (begin: String, commit: String, rollback: String) {
+        ("BEGIN ISOLATION LEVEL READ COMMITTED", "COMMIT", "ROLLBACK")
+    }
+
     /// Runs a statement that returns no rows (or whose rows do not matter).
     package func execute(_ sql: String, _ arguments: [StorageValue] = []) throws {
         try query(sql, arguments) { _ in }
@@ -66,8 +73,9 @@ extension PostgreSQLConnection {
     /// without a call to it, the transaction commits when `body` returns. It is rolled back when `body`
     /// throws first.
     package func transaction<Result>(_ body: (_ finish: (String, [StorageValue], String) throws -> [[StorageValue]]) throws -> Result) throws -> Result {
+        let control = transactionControl
         // Sent with the transaction's first statement, not waited for alone.
-        try send("BEGIN ISOLATION LEVEL READ COMMITTED", []) { _ in }
+        try send(control.begin, []) { _ in }
         var ended = false
         let result: Result
         do {
@@ -76,10 +84,10 @@ extension PostgreSQLConnection {
                 return try finish(sql, arguments, endingTransaction: true, then: followUp)
             }
         } catch {
-            if !ended { try? execute("ROLLBACK") }
+            if !ended { try? execute(control.rollback) }
             throw error
         }
-        if !ended { try execute("COMMIT") }
+        if !ended { try execute(control.commit) }
         return result
     }
 }

@@ -5,11 +5,15 @@ import Foundation
 /// leaves the database as it was, and two instances starting together against an old database migrate
 /// it once (the second finds it migrated).
 ///
-/// What it does: creates the tables of new models and drops those of models the schema no longer has;
-/// in the tables of models it keeps, adds attributes (optional ones empty, others with their declared
-/// default), renames those whose `originalName` names a column, drops removed ones, and rebuilds the
-/// indexes and uniqueness constraints. Changes of relationships, of an attribute's type or optionality,
-/// of external storage and of class hierarchies are refused, with the database untouched.
+/// What it does: creates the tables of new models (with their relationships and subclasses) and drops
+/// those of models the schema no longer has; in the tables of models it keeps, adds attributes
+/// (optional ones empty, others with their declared default), renames those whose `originalName` names
+/// a column, drops removed ones, makes them optional or required (filling empty values with the
+/// declared default), adds and drops to-one relationships' columns and many-to-many relationships' join
+/// tables, and rebuilds the indexes and uniqueness constraints. Changes of an attribute's type, of a
+/// relationship's destination or storage, of external storage and of class hierarchies are refused,
+/// with the database untouched: a custom migration stage, through attributes added and removed, makes
+/// them.
 struct PostgreSQLMigration {
     let stored: SchemaLayout
     let schema: Schema
@@ -37,75 +41,139 @@ struct PostgreSQLMigration {
                 .schemaMismatch,
                 "The PostgreSQL database at \(location) holds other models (\(old.keys.sorted().joined(separator: ", "))) than the schema (\(newNames.sorted().joined(separator: ", "))); Stowage does not migrate a database that has no model in common with the schema, as that would delete all of its data. The database was not modified.")
         }
-        var created: [Schema.Entity] = []
+        let oldJoinTables = Dictionary(
+            stored.entities.flatMap { entity in entity.relationships.compactMap { link in link.joinTableName.map { ($0, link) } } },
+            uniquingKeysWith: { a, _ in a })
+        var newJoinTables: [String: Schema.Relationship] = [:]
+        for entity in schema.entities {
+            for relationship in entity.relationshipList {
+                if case .joinTable(let table, _, _, _, _) = relationship.storage, newJoinTables[table] == nil { newJoinTables[table] = relationship }
+            }
+        }
+        var created: Set<String> = []
+        var foreignKeys: [String] = []
         for entity in schema.entities where entity.superentity == nil {
             guard let previous = old[entity.name] else {
-                if entity.isInHierarchy || !entity.relationshipList.isEmpty {
-                    throw refusal(entity.name, nil, "\(entity.name) is new and has relationships or subclasses, which the PostgreSQL store does not add to a database yet")
-                }
-                created.append(entity)
+                created.insert(entity.name)
                 continue
             }
             let current = SchemaLayout.Entity(entity)
             guard current != previous else { continue }
-            guard current.relationships == previous.relationships else {
-                throw refusal(entity.name, nil, "the relationships of \(entity.name) changed, which the PostgreSQL store does not migrate yet")
-            }
             guard current.externalColumns == previous.externalColumns, current.subentities == previous.subentities, !entity.isInHierarchy else {
                 throw refusal(entity.name, nil, "the external storage or the subclasses of \(entity.name) changed, which the PostgreSQL store does not migrate yet")
             }
-            try alter(entity, from: previous, on: connection)
+            foreignKeys += try alter(entity, from: previous, on: connection)
         }
+        // Tables of models the schema no longer has; the foreign keys of other tables to them go too.
         for entity in stored.entities where !newNames.contains(entity.name) {
-            guard entity.relationships.isEmpty, entity.externalColumns.isEmpty else {
-                throw refusal(entity.name, nil, "\(entity.name) is no longer a model, and its table has relationships or external storage, which the PostgreSQL store does not drop yet")
-            }
-            try connection.execute("DROP TABLE \(q(entity.name))")
+            for column in entity.externalColumns { try connection.execute("DROP TABLE IF EXISTS \(q("\(entity.name)_\(column.name)"))") }
+            try connection.execute("DROP TABLE \(q(entity.name)) CASCADE")
         }
-        let newTables = PostgreSQLSchema.createStatements(Schema(created.map(\.modelType), version: schema.version))
-        for statement in newTables { try connection.execute(statement) }
+        // Join tables: a table of both layouts must link the same way; new ones are created below.
+        for (table, link) in oldJoinTables {
+            guard let relationship = newJoinTables[table] else {
+                try connection.execute("DROP TABLE IF EXISTS \(q(table))")
+                continue
+            }
+            let sameSide = SchemaLayout.Link(relationship)
+            let otherSide = relationship.inverse.map(SchemaLayout.Link.init)
+            guard [sameSide.storage, otherSide?.storage].contains(link.storage) else {
+                throw refusal(link.destination, link.name, "the join table \(table) links \(link.name) differently in the models (\(sameSide.storage)), which the PostgreSQL store does not migrate yet")
+            }
+        }
+        let statements = PostgreSQLSchema.createStatements(schema, tables: created, existingJoinTables: Set(oldJoinTables.keys))
+        for statement in statements + foreignKeys { try connection.execute(statement) }
     }
 
-    /// Renames, drops and adds the entity's columns, and rebuilds its indexes.
-    private func alter(_ entity: Schema.Entity, from previous: SchemaLayout.Entity, on connection: any PostgreSQLConnection) throws {
+    /// Renames, drops, adds and changes the optionality of the entity's columns, adds and drops its
+    /// relationships' columns, and rebuilds its indexes.
+    /// - Returns: the statements adding the foreign keys of its new relationships, to run once every
+    ///   new table exists.
+    private func alter(_ entity: Schema.Entity, from previous: SchemaLayout.Entity, on connection: any PostgreSQLConnection) throws -> [String] {
         let q = SQLiteSQL.quote
         let table = q(entity.name)
         var unused = Dictionary(previous.columns.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var renames: [(from: String, to: String)] = []
         var additions: [String] = []
+        var optionality: [(column: String, optional: Bool, fill: String?)] = []
         for attribute in entity.fetchAttributes {
             let column = SchemaLayout.Column(attribute)
+            let required = !entity.tableColumnIsOptional(attribute)
+            let fill = try attribute.defaultValue.flatMap { try attribute.accessor.encode(constant: $0) }.flatMap(Self.literal)
             if let name = [attribute.name, attribute.originalName].first(where: { unused[$0] != nil }), let old = unused[name] {
-                guard old.type == column.type, old.isOptional == column.isOptional else {
-                    throw refusal(entity.name, attribute.name, "\(entity.name).\(attribute.name) changed its type or whether it is optional, which needs a custom migration stage")
+                guard old.type == column.type else {
+                    throw refusal(entity.name, attribute.name, "\(entity.name).\(attribute.name) changed its type, which needs a custom migration stage (add the new attribute, copy the values in didMigrate, remove the old one in a later version)")
                 }
                 unused[name] = nil
                 if name != attribute.name { renames.append((name, attribute.name)) }
+                if old.isOptional != column.isOptional { optionality.append((attribute.name, !required, fill)) }
                 continue
             }
             var definition = "\(q(attribute.name)) \(PostgreSQLSchema.columnType(attribute))"
-            if !entity.tableColumnIsOptional(attribute) {
-                guard let value = attribute.defaultValue, let stored = try attribute.accessor.encode(constant: value), let literal = Self.literal(stored) else {
+            if required {
+                guard let fill else {
                     throw refusal(entity.name, attribute.name, "\(entity.name).\(attribute.name) is new, required and has no default value to give the stored rows; give it a default value or make it optional")
                 }
-                definition += " NOT NULL DEFAULT \(literal)"
+                definition += " NOT NULL DEFAULT \(fill)"
             }
             additions.append(definition)
+        }
+        // Relationships: kept ones must be stored as they were; new to-one relationships get their
+        // columns (empty), removed ones lose them.
+        let oldLinks = Dictionary(previous.relationships.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var foreignKeys: [String] = []
+        var droppedLinkColumns: [String] = []
+        var kept: Set<String> = []
+        for relationship in entity.relationshipList {
+            let link = SchemaLayout.Link(relationship)
+            if let old = oldLinks[relationship.name] {
+                guard old == link else {
+                    throw refusal(entity.name, relationship.name, "\(entity.name).\(relationship.name) is stored as \(old.summary) but the models need \(link.summary), which needs a custom migration stage")
+                }
+                kept.insert(relationship.name)
+                continue
+            }
+            if relationship.originalName != relationship.name, oldLinks[relationship.originalName] != nil {
+                throw refusal(entity.name, relationship.name, "\(entity.name).\(relationship.originalName) was renamed \(relationship.name), which the PostgreSQL store does not migrate for relationships yet")
+            }
+            if case .foreignKey(let column, let position) = relationship.storage, let reference = PostgreSQLSchema.foreignKey(relationship, of: entity) {
+                additions.append("\(q(column)) bigint")
+                if let position { additions.append("\(q(position)) bigint") }
+                foreignKeys.append(reference)
+            }
+        }
+        for (name, link) in oldLinks where !kept.contains(name) {
+            guard case .foreignKey(let column, let position) = link.stored else { continue }
+            droppedLinkColumns += [column] + (position.map { [$0] } ?? [])
         }
         let indexes = try connection.rows(
             "SELECT indexname::text FROM pg_indexes WHERE schemaname = 'public' AND tablename = ? AND indexname <> ?",
             [.text(entity.name), .text(entity.name + "_pkey")])
         for row in indexes { if case .text(let name)? = row.first { try connection.execute("DROP INDEX \(q(name))") } }
         for (from, to) in renames { try connection.execute("ALTER TABLE \(table) RENAME COLUMN \(q(from)) TO \(q(to))") }
-        for name in unused.keys.sorted() { try connection.execute("ALTER TABLE \(table) DROP COLUMN \(q(name))") }
+        for name in unused.keys.sorted() + droppedLinkColumns { try connection.execute("ALTER TABLE \(table) DROP COLUMN \(q(name))") }
         for definition in additions {
             try connection.execute("ALTER TABLE \(table) ADD COLUMN \(definition)")
+        }
+        for change in optionality {
+            let column = q(change.column)
+            if change.optional {
+                try connection.execute("ALTER TABLE \(table) ALTER COLUMN \(column) DROP NOT NULL")
+                continue
+            }
+            if let fill = change.fill { try connection.execute("UPDATE \(table) SET \(column) = \(fill) WHERE \(column) IS NULL") }
+            let empty = try connection.rows("SELECT count(*) FROM \(table) WHERE \(column) IS NULL")
+            if case .integer(let count)? = empty.first?.first, count > 0 {
+                throw refusal(entity.name, change.column, "\(entity.name).\(change.column) is no longer optional and has no default value, and \(count) stored row(s) have no value for it; declare a default, or fill them in a custom migration stage's willMigrate")
+            }
+            try connection.execute("ALTER TABLE \(table) ALTER COLUMN \(column) SET NOT NULL")
         }
         do {
             for statement in PostgreSQLSchema.indexStatements(for: entity) { try connection.execute(statement) }
         } catch let error as PostgreSQLServerError where error.sqlState == "23505" {
             throw refusal(entity.name, nil, "the rows of \(entity.name) break a uniqueness constraint of the new models (\(error.detail ?? error.message)); remove the duplicates first, in a custom migration stage")
         }
+        return foreignKeys
     }
 
     /// A stored value as a SQL literal the column's type accepts (PostgreSQL types a quoted literal by
@@ -119,4 +187,69 @@ struct PostgreSQLMigration {
         case .blob: nil
         }
     }
+}
+
+/// The connection of a migration's transaction as the contexts of its custom stages use it: each save
+/// is a savepoint inside the migration's transaction (a save that fails is undone alone, and the
+/// migration may go on), and notifies no one, as the migration commits or rolls back whole.
+final class PostgreSQLMigrationConnection: PostgreSQLConnection {
+    private let base: any PostgreSQLConnection
+    private static let savepoint = "stowage_save"
+
+    init(_ base: any PostgreSQLConnection) {
+        self.base = base
+    }
+
+    var transactionControl: (begin: String, commit: String, rollback: String) {
+        ("SAVEPOINT \(Self.savepoint)", "RELEASE SAVEPOINT \(Self.savepoint)", "ROLLBACK TO SAVEPOINT \(Self.savepoint)")
+    }
+
+    func query(_ sql: String, _ arguments: [StorageValue], _ body: ([StorageValue]) throws -> Void) throws {
+        try base.query(sql, arguments, body)
+    }
+
+    func send(_ sql: String, _ arguments: [StorageValue], check: @escaping ([[StorageValue]]) throws -> Void) throws {
+        try base.send(sql, arguments, check: check)
+    }
+
+    func flush() throws {
+        try base.flush()
+    }
+
+    /// The save's last statement, then the savepoint released; a save of one statement gets a savepoint
+    /// of its own. The follow-up (the notification) is not sent.
+    func finish(_ sql: String, _ arguments: [StorageValue], endingTransaction: Bool, then followUp: String) throws -> [[StorageValue]] {
+        let control = transactionControl
+        if !endingTransaction { try base.execute(control.begin) }
+        do {
+            let rows = try base.rows(sql, arguments)
+            try base.execute(control.commit)
+            return rows
+        } catch {
+            try? base.execute(control.rollback)
+            try? base.execute(control.commit)
+            throw error
+        }
+    }
+}
+
+/// The driver of the contexts of a migration's custom stages: the migration's one connection, no
+/// listening.
+final class PostgreSQLMigrationDriver: PostgreSQLDriver, @unchecked Sendable {
+    // @unchecked Sendable: used by the migrating thread only, for the time of the migration.
+    private let connection: PostgreSQLMigrationConnection
+
+    init(_ connection: any PostgreSQLConnection) {
+        self.connection = PostgreSQLMigrationConnection(connection)
+    }
+
+    func withConnection<Result>(_ body: (any PostgreSQLConnection) throws -> Result) throws -> Result {
+        try body(connection)
+    }
+
+    func listen(on channel: String, _ handler: @escaping @Sendable (String?) -> Void) throws -> any PostgreSQLListener {
+        throw StowageError(.invalidSchema, "A migration stage's context does not follow other processes' saves.")
+    }
+
+    func shutdown() {}
 }

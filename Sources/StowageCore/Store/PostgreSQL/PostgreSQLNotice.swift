@@ -26,6 +26,8 @@ struct PostgreSQLNotice {
         body += " " + (author.map(escape) ?? "-")
         body += " " + escape(SQLiteHistory.bundleIdentifier) + " " + escape(SQLiteHistory.processIdentifier) + " "
         for (index, record) in records.enumerated() {
+            // Each key takes two characters at least: a large save is turned down before its keys are written out.
+            if body.utf8.count + 2 * record.keys.count > maximumBody { return nil }
             if index > 0 { body += ";" }
             body += "\(record.kind.rawValue):\(escape(record.entity)):"
             body += (record.properties ?? []).map(escape).joined(separator: ",")

@@ -16,7 +16,9 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
     /// Tells this store object's saves from other processes' in the history.
     let origin = Int64.random(in: 1...Int64.max)
 
-    init(schema: Schema, configuration: any PostgreSQLStoreConfiguration) throws {
+    /// Opens the database, creating or migrating its tables (with `migrationPlan`'s stages, when it
+    /// has some for the version the database is at).
+    init(schema: Schema, configuration: any PostgreSQLStoreConfiguration, migrationPlan: (any SchemaMigrationPlan.Type)? = nil) throws {
         self.schema = schema
         self.location = configuration.location
         let driver = try configuration.makeDriver()
@@ -24,13 +26,23 @@ final class PostgreSQLStore: ModelStore, @unchecked Sendable {
         do {
             identifier = try driver.withConnection { connection in
                 try Self.translatingServerErrors(location: configuration.location) {
-                    try PostgreSQLSchema.prepare(schema, on: connection, location: configuration.location, allowsCreation: configuration.allowsSave)
+                    try PostgreSQLSchema.prepare(
+                        schema, on: connection, location: configuration.location, allowsCreation: configuration.allowsSave, migrationPlan: migrationPlan)
                 }
             }
         } catch {
             driver.shutdown()
             throw error
         }
+    }
+
+    /// A store over the connection of a migration's transaction, for the contexts of its custom
+    /// stages (see ``PostgreSQLMigrationConnection``).
+    init(schema: Schema, migratingOn connection: any PostgreSQLConnection, identifier: String, location: String) {
+        self.schema = schema
+        self.identifier = identifier
+        self.location = location
+        driver = PostgreSQLMigrationDriver(connection)
     }
 
     deinit { driver.shutdown() }

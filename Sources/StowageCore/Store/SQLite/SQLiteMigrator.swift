@@ -251,13 +251,23 @@ struct PlannedMigration {
     }
 
     func run(_ db: Database, queue: DatabaseQueue, storeIdentifier: String) throws {
+        try run(
+            context: { schema in
+                let store = SQLiteStore(schema: schema, migrating: db, queue: queue, identifier: storeIdentifier)
+                return ModelContext(ModelContainer(schema: schema, store: store))
+            },
+            lightweight: { layout, schema in try LightweightMigration(from: layout, to: schema, location: location).run(db) })
+    }
+
+    /// Runs the stages on any store: `context` gives a context over the store being migrated (inside
+    /// the migration's transaction) for a version's schema, `lightweight` takes the store from a layout
+    /// to a schema.
+    func run(context makeContext: (Schema) throws -> ModelContext, lightweight: (SchemaLayout, Schema) throws -> Void) throws {
         var layout = startLayout
-        func context(_ own: Schema) -> ModelContext {
+        func context(_ own: Schema) throws -> ModelContext {
             // Models of the plan's other versions whose stored shape is this version's are accepted too:
             // the seed's `willMigrate` fetches the new version's class (through a typealias).
-            let schema = Schema(own, accepting: versionSchemas)
-            let store = SQLiteStore(schema: schema, migrating: db, queue: queue, identifier: storeIdentifier)
-            return ModelContext(ModelContainer(schema: schema, store: store))
+            try makeContext(Schema(own, accepting: versionSchemas))
         }
         func schema(_ version: any VersionedSchema.Type) -> Schema {
             versionSchemas[versionNames.firstIndex(of: versionName(of: version) ?? "") ?? 0]
@@ -266,12 +276,12 @@ struct PlannedMigration {
             let from = schema(stage.fromVersion)
             let to = schema(stage.toVersion)
             if case .custom(_, _, let willMigrate?, _) = stage { try willMigrate(context(from)) }
-            try LightweightMigration(from: layout, to: to, location: location).run(db)
+            try lightweight(layout, to)
             layout = to.layout
             if case .custom(_, _, _, let didMigrate?) = stage { try didMigrate(context(to)) }
         }
         if layout != target.layout {
-            try LightweightMigration(from: layout, to: target, location: location).run(db)
+            try lightweight(layout, target)
         }
     }
 }
