@@ -251,9 +251,15 @@ final class PostgresNIOConnection: PostgreSQLConnection, @unchecked Sendable {
         // follow-up costs no wait of its own.
         let statement = connection.query(query, logger: logger)
         let commit = endingTransaction ? connection.query("COMMIT", logger: logger) : nil
-        let next = connection.query(PostgresQuery(unsafeSQL: followUp), logger: logger)
+        // The follow-up is sent from the event loop once the save is known to be done (a save that
+        // failed sends none), and not waited for: the connection's next statement queues behind it.
+        let (connection, logger) = (self.connection, self.logger)
+        (commit ?? statement).whenSuccess { result in
+            guard commit == nil || result.metadata.command == "COMMIT" else { return }
+            _ = connection.query(PostgresQuery(unsafeSQL: followUp), logger: logger)
+        }
         // The answers come in order: once the last is in, the others are, and the thread sleeps once.
-        _ = try? answer(next)
+        _ = try? (commit ?? statement).wait()
         let statementResult: PostgresQueryResult
         do {
             statementResult = try answer(statement)

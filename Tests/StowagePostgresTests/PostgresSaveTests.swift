@@ -1,5 +1,6 @@
 import Foundation
 import Stowage
+@testable import StowageCore
 @testable import StowagePostgres
 import Testing
 
@@ -64,5 +65,34 @@ struct PostgresSaveTests {
     @Test func placeholdersAreNumberedOutsideQuotes() {
         #expect(PostgresNIOConnection.numberingPlaceholders(#"SELECT '?', "a?", ? FROM "é?" WHERE x = ? AND y = 'é?'"#)
             == #"SELECT '?', "a?", $1 FROM "é?" WHERE x = $2 AND y = 'é?'"#)
+    }
+
+    /// A save's follow-up (its notification) goes only after a save that succeeded: a failed save
+    /// notifies no one.
+    @Test func aFailedSaveSendsNoFollowUp() async throws {
+        let database = try TestDatabase()
+        _ = try database.container([Memo.self])
+        let driver = try PostgresDriver(try database.configuration())
+        defer { driver.shutdown() }
+        let received = Locked<[String]>([])
+        let listener = try driver.listen(on: "stowage_test_follow_up") { payload in
+            if let payload { received.withLock { $0.append(payload) } }
+        }
+        defer { listener.stop() }
+        try driver.withConnection { connection in
+            #expect(throws: PostgreSQLServerError.self) {
+                try connection.finish("SELECT 1 / 0", [], endingTransaction: false, then: "SELECT pg_notify('stowage_test_follow_up', 'failed')")
+            }
+            try connection.execute("BEGIN")
+            #expect(throws: PostgreSQLServerError.self) {
+                try connection.finish("SELECT 1 / 0", [], endingTransaction: true, then: "SELECT pg_notify('stowage_test_follow_up', 'rolled back')")
+            }
+            _ = try connection.finish("SELECT 1", [], endingTransaction: false, then: "SELECT pg_notify('stowage_test_follow_up', 'saved')")
+        }
+        for _ in 0..<500 where received.withLock({ $0 }).isEmpty {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(received.withLock { $0 } == ["saved"])
     }
 }

@@ -30,8 +30,8 @@ package protocol PostgreSQLConnection: AnyObject {
     /// Runs the last statement of a save, then `COMMIT` when `endingTransaction` (a transaction is
     /// open), then `followUp` in a transaction of its own, back to back: nothing waits for an answer
     /// before the next is sent. Throws the statement's or the commit's error (PostgreSQL then rolls the
-    /// transaction back: the save did not happen). By the follow-up, the save is done: its answer is
-    /// waited for and its error ignored.
+    /// transaction back: the save did not happen). By the follow-up, the save is done: it is sent only
+    /// after a save that succeeded, and its answer and error are not waited for.
     /// - Returns: the statement's rows.
     func finish(_ sql: String, _ arguments: [StorageValue], endingTransaction: Bool, then followUp: String) throws -> [[StorageValue]]
     /// Sends a statement without waiting for its answer: the statements sent so are answered in order,
