@@ -81,6 +81,35 @@ enum FailingShelfPlan: SchemaMigrationPlan {
     static var stages: [MigrationStage] { [ShelfPlan.stage(failing: true)] }
 }
 
+enum KennelV1 {
+    @Model final class Owner {
+        var name: String
+        @Relationship(deleteRule: .nullify, inverse: \Pet.owner) var pets: [Pet] = []
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class Pet {
+        var name: String
+        var owner: Owner?
+        init(name: String) { self.name = name }
+    }
+}
+
+/// The pet's relationship renamed, and the owner's delete rule now cascade.
+enum KennelV2 {
+    @Model final class Owner {
+        var name: String
+        @Relationship(deleteRule: .cascade, inverse: \Pet.keeper) var pets: [Pet] = []
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class Pet {
+        var name: String
+        @Relationship(originalName: "owner") var keeper: Owner?
+        init(name: String) { self.name = name }
+    }
+}
+
 @Suite("PostgreSQL: staged migrations", .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct PostgresStagedMigrationTests {
     private func fillVersion1(_ database: TestDatabase) throws {
@@ -145,5 +174,32 @@ struct PostgresStagedMigrationTests {
         try context.save()
         let reopened = ModelContext(try ModelContainer(for: Schema(versionedSchema: ShelfV2.self), configurations: [try database.configuration()]))
         #expect(try reopened.fetch(FetchDescriptor<ShelfV2.Shelf>()).first?.books.map(\.title) == ["Dune"])
+    }
+
+    @Test func aRenamedRelationshipKeepsItsLinksAndADeleteRuleReachesTheForeignKey() throws {
+        let database = try TestDatabase()
+        do {
+            let context = ModelContext(try database.container([KennelV1.Owner.self, KennelV1.Pet.self]))
+            let ada = KennelV1.Owner(name: "Ada")
+            context.insert(ada)
+            let rex = KennelV1.Pet(name: "Rex")
+            context.insert(rex)
+            rex.owner = ada
+            try context.save()
+        }
+        func deleteAction() throws -> String? {
+            let driver = try PostgresDriver(try database.configuration())
+            defer { driver.shutdown() }
+            return try driver.withConnection { connection in
+                let rows = try connection.rows(#"SELECT confdeltype::text FROM pg_constraint WHERE conrelid = '"Pet"'::regclass AND contype = 'f'"#)
+                if case .text(let action)? = rows.first?.first { return action }
+                return nil
+            }
+        }
+        #expect(try deleteAction() == "n")
+        let context = ModelContext(try database.container([KennelV2.Pet.self, KennelV2.Owner.self]))
+        let rex = try #require(try context.fetch(FetchDescriptor<KennelV2.Pet>()).first)
+        #expect(rex.keeper?.name == "Ada")
+        #expect(try deleteAction() == "c")
     }
 }

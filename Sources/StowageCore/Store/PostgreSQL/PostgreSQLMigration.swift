@@ -10,10 +10,11 @@ import Foundation
 /// (optional ones empty, others with their declared default), renames those whose `originalName` names
 /// a column, drops removed ones, makes them optional or required (filling empty values with the
 /// declared default), adds and drops to-one relationships' columns and many-to-many relationships' join
-/// tables, and rebuilds the indexes and uniqueness constraints. Changes of an attribute's type, of a
-/// relationship's destination or storage, of external storage and of class hierarchies are refused,
-/// with the database untouched: a custom migration stage, through attributes added and removed, makes
-/// them.
+/// tables, renames to-one relationships (`originalName`) and follows changes of their delete rules, and
+/// rebuilds the indexes and uniqueness constraints. Changes of an attribute's type, of a relationship's
+/// destination, of a many-to-many relationship's name, of external storage and of class hierarchies
+/// are refused, with the database untouched: a custom migration stage, through attributes added and
+/// removed, makes them.
 struct PostgreSQLMigration {
     let stored: SchemaLayout
     let schema: Schema
@@ -118,33 +119,57 @@ struct PostgreSQLMigration {
             }
             additions.append(definition)
         }
-        // Relationships: kept ones must be stored as they were; new to-one relationships get their
+        // Relationships: kept ones (under their name or `originalName`) keep their columns, renamed and
+        // with their foreign key's delete action changed as needed; new to-one relationships get their
         // columns (empty), removed ones lose them.
         let oldLinks = Dictionary(previous.relationships.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var foreignKeys: [String] = []
+        var replacedForeignKeys: [String] = []
         var droppedLinkColumns: [String] = []
         var kept: Set<String> = []
         for relationship in entity.relationshipList {
             let link = SchemaLayout.Link(relationship)
-            if let old = oldLinks[relationship.name] {
-                guard old == link else {
-                    throw refusal(entity.name, relationship.name, "\(entity.name).\(relationship.name) is stored as \(old.summary) but the models need \(link.summary), which needs a custom migration stage")
+            guard let old = oldLinks[relationship.name] ?? oldLinks[relationship.originalName] else {
+                if case .foreignKey(let column, let position) = relationship.storage, let reference = PostgreSQLSchema.foreignKey(relationship, of: entity) {
+                    additions.append("\(q(column)) bigint")
+                    if let position { additions.append("\(q(position)) bigint") }
+                    foreignKeys.append(reference)
                 }
-                kept.insert(relationship.name)
                 continue
             }
-            if relationship.originalName != relationship.name, oldLinks[relationship.originalName] != nil {
-                throw refusal(entity.name, relationship.name, "\(entity.name).\(relationship.originalName) was renamed \(relationship.name), which the PostgreSQL store does not migrate for relationships yet")
-            }
-            if case .foreignKey(let column, let position) = relationship.storage, let reference = PostgreSQLSchema.foreignKey(relationship, of: entity) {
-                additions.append("\(q(column)) bigint")
-                if let position { additions.append("\(q(position)) bigint") }
-                foreignKeys.append(reference)
+            kept.insert(old.name)
+            guard old != link else { continue }
+            let cannot = refusal(entity.name, relationship.name, "\(entity.name).\(relationship.name) is stored as \(old.summary) but the models need \(link.summary), which needs a custom migration stage")
+            guard old.destination == link.destination, old.isToMany == link.isToMany else { throw cannot }
+            switch (old.stored, relationship.storage) {
+            case (.foreignKey(let oldColumn, let oldPosition), .foreignKey(let column, let position)) where (oldPosition == nil) == (position == nil):
+                if oldColumn != column { renames.append((oldColumn, column)) }
+                if let oldPosition, let position, oldPosition != position { renames.append((oldPosition, position)) }
+                // The delete action follows the inverse's delete rule: the foreign key is replaced.
+                if old.storage.components(separatedBy: " onDelete=").last != link.storage.components(separatedBy: " onDelete=").last,
+                   let reference = PostgreSQLSchema.foreignKey(relationship, of: entity) {
+                    replacedForeignKeys.append(oldColumn)
+                    foreignKeys.append(reference)
+                }
+            case (.inverseForeignKey, .inverseForeignKey):
+                break
+            default:
+                // A renamed many-to-many relationship would need its join table moved.
+                throw cannot
             }
         }
         for (name, link) in oldLinks where !kept.contains(name) {
             guard case .foreignKey(let column, let position) = link.stored else { continue }
             droppedLinkColumns += [column] + (position.map { [$0] } ?? [])
+        }
+        for column in replacedForeignKeys {
+            let constraints = try connection.rows(
+                """
+                SELECT "c"."conname"::text FROM pg_constraint AS "c" JOIN pg_attribute AS "a" ON "a"."attrelid" = "c"."conrelid" AND "a"."attnum" = ANY ("c"."conkey") \
+                WHERE "c"."conrelid" = ?::regclass AND "c"."contype" = 'f' AND "a"."attname" = ?
+                """,
+                [.text(table), .text(column)])
+            for row in constraints { if case .text(let name)? = row.first { try connection.execute("ALTER TABLE \(table) DROP CONSTRAINT \(q(name))") } }
         }
         let indexes = try connection.rows(
             "SELECT indexname::text FROM pg_indexes WHERE schemaname = 'public' AND tablename = ? AND indexname <> ?",
