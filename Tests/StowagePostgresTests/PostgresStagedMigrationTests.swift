@@ -110,6 +110,40 @@ enum KennelV2 {
     }
 }
 
+enum ZooV1 {
+    @Model class Animal {
+        var name: String
+        init(name: String) { self.name = name }
+    }
+}
+
+/// The animal gains a photo in external storage, and a subclass with a song in external storage and a
+/// keeper (a new to-one relationship of the subclass).
+enum ZooV2 {
+    @Model class Animal {
+        var name: String
+        @Attribute(.externalStorage) var photo: Data?
+        init(name: String) { self.name = name }
+    }
+
+    @Model class Bird: Animal {
+        var wingspan: Double
+        @Attribute(.externalStorage) var song: Data
+        var keeper: Keeper?
+        init(name: String, wingspan: Double, song: Data) {
+            self.wingspan = wingspan
+            self.song = song
+            super.init(name: name)
+        }
+    }
+
+    @Model final class Keeper {
+        var name: String
+        @Relationship(inverse: \Bird.keeper) var birds: [Bird] = []
+        init(name: String) { self.name = name }
+    }
+}
+
 @Suite("PostgreSQL: staged migrations", .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct PostgresStagedMigrationTests {
     private func fillVersion1(_ database: TestDatabase) throws {
@@ -201,5 +235,38 @@ struct PostgresStagedMigrationTests {
         let rex = try #require(try context.fetch(FetchDescriptor<KennelV2.Pet>()).first)
         #expect(rex.keeper?.name == "Ada")
         #expect(try deleteAction() == "c")
+    }
+
+    @Test func aModelGainsASubclassAndAttributesInExternalStorage() throws {
+        let database = try TestDatabase()
+        do {
+            let context = ModelContext(try database.container([ZooV1.Animal.self]))
+            context.insert(ZooV1.Animal(name: "Tortoise"))
+            try context.save()
+        }
+        do {
+            let context = ModelContext(try database.container([ZooV2.Animal.self, ZooV2.Bird.self, ZooV2.Keeper.self]))
+            let tortoise = try #require(try context.fetch(FetchDescriptor<ZooV2.Animal>()).first)
+            #expect(tortoise.name == "Tortoise" && !(tortoise is ZooV2.Bird) && tortoise.photo == nil)
+            tortoise.photo = Data([1, 2, 3])
+            let robin = ZooV2.Bird(name: "Robin", wingspan: 0.3, song: Data("tweet".utf8))
+            context.insert(robin)
+            let keeper = ZooV2.Keeper(name: "Kim")
+            context.insert(keeper)
+            robin.keeper = keeper
+            try context.save()
+        }
+        // Reopened, with the models in another order.
+        let context = ModelContext(try database.container([ZooV2.Keeper.self, ZooV2.Bird.self, ZooV2.Animal.self]))
+        let animals = try context.fetch(FetchDescriptor<ZooV2.Animal>(sortBy: [SortDescriptor(\.name)]))
+        #expect(animals.map(\.name) == ["Robin", "Tortoise"])
+        let robin = try #require(animals.first as? ZooV2.Bird)
+        #expect(robin.song == Data("tweet".utf8) && robin.wingspan == 0.3 && robin.keeper?.name == "Kim")
+        #expect(animals.last?.photo == Data([1, 2, 3]))
+        #expect(try context.fetchCount(FetchDescriptor<ZooV2.Bird>()) == 1)
+        // Without the subclass, its row would become a plain animal: refused, the database untouched.
+        let error = try #require(throws: StowageError.self) { try database.container([ZooV1.Animal.self]) }
+        #expect(error.code == .schemaMismatch && error.message.contains("Bird"))
+        #expect(try ModelContext(try database.container([ZooV2.Animal.self, ZooV2.Bird.self, ZooV2.Keeper.self])).fetchCount(FetchDescriptor<ZooV2.Bird>()) == 1)
     }
 }

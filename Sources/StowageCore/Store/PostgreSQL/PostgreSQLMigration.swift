@@ -10,11 +10,12 @@ import Foundation
 /// (optional ones empty, others with their declared default), renames those whose `originalName` names
 /// a column, drops removed ones, makes them optional or required (filling empty values with the
 /// declared default), adds and drops to-one relationships' columns and many-to-many relationships' join
-/// tables, renames to-one relationships (`originalName`) and follows changes of their delete rules, and
+/// tables, renames to-one relationships (`originalName`) and follows changes of their delete rules, adds
+/// subclasses (and removes those without rows), adds and drops attributes in external storage, and
 /// rebuilds the indexes and uniqueness constraints. Changes of an attribute's type, of a relationship's
-/// destination, of a many-to-many relationship's name, of external storage and of class hierarchies
-/// are refused, with the database untouched: a custom migration stage, through attributes added and
-/// removed, makes them.
+/// destination, of a many-to-many relationship's name, moves in or out of external storage, and a
+/// model becoming a subclass are refused, with the database untouched: a custom migration stage,
+/// through attributes and models added and removed, makes them.
 struct PostgreSQLMigration {
     let stored: SchemaLayout
     let schema: Schema
@@ -60,8 +61,17 @@ struct PostgreSQLMigration {
             }
             let current = SchemaLayout.Entity(entity)
             guard current != previous else { continue }
-            guard current.externalColumns == previous.externalColumns, current.subentities == previous.subentities, !entity.isInHierarchy else {
-                throw refusal(entity.name, nil, "the external storage or the subclasses of \(entity.name) changed, which the PostgreSQL store does not migrate yet")
+            // A model that became a subclass: its rows are in a table of its own.
+            if let moved = entity.descendants.first(where: { old[$0.name] != nil }) {
+                throw refusal(moved.name, nil, "\(moved.name) has a table of its own in the database and is now a subclass of \(entity.name), whose table holds every class of the hierarchy; moving its rows there needs a custom migration stage that copies them into new models and deletes the old ones in a version where \(moved.name) is not yet a subclass")
+            }
+            // Subclasses the schema no longer lists: their rows would become rows of their superclass.
+            let missing = (previous.subentities ?? []).filter { !(current.subentities ?? []).contains($0) }
+            if !missing.isEmpty {
+                let rows = try connection.rows("SELECT count(*) FROM \(q(entity.name)) WHERE \(q(Schema.Entity.entityColumn)) IN (\(SQLiteSQL.literalList(missing)))")
+                if case .integer(let count)? = rows.first?.first, count > 0 {
+                    throw refusal(entity.name, nil, "the table \(entity.name) holds \(count) row(s) of \(missing.joined(separator: ", ")), which the schema does not list; add those model classes to the schema, or delete their rows first in a custom migration stage")
+                }
             }
             foreignKeys += try alter(entity, from: previous, on: connection)
         }
@@ -97,6 +107,11 @@ struct PostgreSQLMigration {
         var renames: [(from: String, to: String)] = []
         var additions: [String] = []
         var optionality: [(column: String, optional: Bool, fill: String?)] = []
+        // A hierarchy's table names each row's class; a model that gains subclasses gets the column, its
+        // rows their class's name.
+        if entity.isInHierarchy, unused.removeValue(forKey: Schema.Entity.entityColumn) == nil {
+            additions.append("\(q(Schema.Entity.entityColumn)) text COLLATE \"C\" NOT NULL DEFAULT \(SQLiteSQL.literal(entity.name))")
+        }
         for attribute in entity.fetchAttributes {
             let column = SchemaLayout.Column(attribute)
             let required = !entity.tableColumnIsOptional(attribute)
@@ -127,10 +142,13 @@ struct PostgreSQLMigration {
         var replacedForeignKeys: [String] = []
         var droppedLinkColumns: [String] = []
         var kept: Set<String> = []
-        for relationship in entity.relationshipList {
+        // The hierarchy's classes, each with the properties it declares (not those it inherits).
+        let classes = [(entity, 0)] + entity.descendants.map { ($0, $0.superentity?.properties.count ?? 0) }
+        let relationships = classes.flatMap { owner, inherited in owner.relationshipList.filter { $0.index >= inherited }.map { ($0, owner) } }
+        for (relationship, owner) in relationships {
             let link = SchemaLayout.Link(relationship)
             guard let old = oldLinks[relationship.name] ?? oldLinks[relationship.originalName] else {
-                if case .foreignKey(let column, let position) = relationship.storage, let reference = PostgreSQLSchema.foreignKey(relationship, of: entity) {
+                if case .foreignKey(let column, let position) = relationship.storage, let reference = PostgreSQLSchema.foreignKey(relationship, of: owner) {
                     additions.append("\(q(column)) bigint")
                     if let position { additions.append("\(q(position)) bigint") }
                     foreignKeys.append(reference)
@@ -147,7 +165,7 @@ struct PostgreSQLMigration {
                 if let oldPosition, let position, oldPosition != position { renames.append((oldPosition, position)) }
                 // The delete action follows the inverse's delete rule: the foreign key is replaced.
                 if old.storage.components(separatedBy: " onDelete=").last != link.storage.components(separatedBy: " onDelete=").last,
-                   let reference = PostgreSQLSchema.foreignKey(relationship, of: entity) {
+                   let reference = PostgreSQLSchema.foreignKey(relationship, of: owner) {
                     replacedForeignKeys.append(oldColumn)
                     foreignKeys.append(reference)
                 }
@@ -161,6 +179,25 @@ struct PostgreSQLMigration {
         for (name, link) in oldLinks where !kept.contains(name) {
             guard case .foreignKey(let column, let position) = link.stored else { continue }
             droppedLinkColumns += [column] + (position.map { [$0] } ?? [])
+        }
+        // Attributes in external storage: side tables for new ones, dropped for removed ones. An attribute
+        // moving in or out of external storage needs its values moved: refused.
+        var oldExternal = Set(previous.externalColumns.map(\.name))
+        var sideTables: [String] = []
+        for (owner, inherited) in classes {
+            for attribute in owner.externalAttributes where attribute.index >= inherited {
+                if oldExternal.remove(attribute.name) != nil { continue }
+                guard !previous.columns.contains(where: { $0.name == attribute.name }) else {
+                    throw refusal(entity.name, attribute.name, "\(owner.name).\(attribute.name) moved into external storage, which the PostgreSQL store does not migrate yet")
+                }
+                sideTables.append(PostgreSQLSchema.externalTableStatement(owner, attribute))
+            }
+        }
+        for name in oldExternal.sorted() {
+            guard !entity.fetchAttributes.contains(where: { $0.name == name }) else {
+                throw refusal(entity.name, name, "\(entity.name).\(name) moved out of external storage, which the PostgreSQL store does not migrate yet")
+            }
+            for (owner, _) in classes { try connection.execute("DROP TABLE IF EXISTS \(q("\(owner.name)_\(name)"))") }
         }
         for column in replacedForeignKeys {
             let constraints = try connection.rows(
@@ -180,6 +217,7 @@ struct PostgreSQLMigration {
         for definition in additions {
             try connection.execute("ALTER TABLE \(table) ADD COLUMN \(definition)")
         }
+        for statement in sideTables { try connection.execute(statement) }
         for change in optionality {
             let column = q(change.column)
             if change.optional {

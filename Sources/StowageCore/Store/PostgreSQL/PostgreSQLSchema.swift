@@ -153,8 +153,7 @@ enum PostgreSQLSchema {
         statements += references
         for entity in schema.entities where created(entity) {
             for attribute in entity.externalAttributes where entity.superentity == nil || entity.superentity?.storedPropertiesByName[attribute.name] == nil {
-                let table = q(SQLiteSchema.externalTableName(entity, attribute))
-                statements.append("CREATE TABLE \(table) (\(pk) bigint PRIMARY KEY REFERENCES \(q(entity.tableName))(\(pk)) ON DELETE CASCADE, \"value\" \(columnType(attribute)))")
+                statements.append(externalTableStatement(entity, attribute))
             }
             guard entity.superentity == nil else { continue }
             statements += indexStatements(for: entity)
@@ -174,6 +173,14 @@ enum PostgreSQLSchema {
             }
         }
         return statements
+    }
+
+    /// The statement that creates the side table of an attribute in external storage.
+    static func externalTableStatement(_ entity: Schema.Entity, _ attribute: Schema.Attribute) -> String {
+        let q = SQLiteSQL.quote
+        let pk = q(SQLiteSQL.primaryKeyColumn)
+        let table = q(SQLiteSchema.externalTableName(entity, attribute))
+        return "CREATE TABLE \(table) (\(pk) bigint PRIMARY KEY REFERENCES \(q(entity.tableName))(\(pk)) ON DELETE CASCADE, \"value\" \(columnType(attribute)))"
     }
 
     /// The statement that adds a to-one relationship's foreign key to its entity's table.
