@@ -139,6 +139,34 @@ enum ZooV2 {
 
     @Model final class Keeper {
         var name: String
+        var badge: Data?
+        @Relationship(inverse: \Bird.keeper) var birds: [Bird] = []
+        init(name: String) { self.name = name }
+    }
+}
+
+/// The bird's song leaves external storage; the keeper's badge enters it.
+enum ZooV3 {
+    @Model class Animal {
+        var name: String
+        @Attribute(.externalStorage) var photo: Data?
+        init(name: String) { self.name = name }
+    }
+
+    @Model class Bird: Animal {
+        var wingspan: Double
+        var song: Data
+        var keeper: Keeper?
+        init(name: String, wingspan: Double, song: Data) {
+            self.wingspan = wingspan
+            self.song = song
+            super.init(name: name)
+        }
+    }
+
+    @Model final class Keeper {
+        var name: String
+        @Attribute(.externalStorage) var badge: Data?
         @Relationship(inverse: \Bird.keeper) var birds: [Bird] = []
         init(name: String) { self.name = name }
     }
@@ -252,6 +280,7 @@ struct PostgresStagedMigrationTests {
             let robin = ZooV2.Bird(name: "Robin", wingspan: 0.3, song: Data("tweet".utf8))
             context.insert(robin)
             let keeper = ZooV2.Keeper(name: "Kim")
+            keeper.badge = Data([9])
             context.insert(keeper)
             robin.keeper = keeper
             try context.save()
@@ -268,5 +297,12 @@ struct PostgresStagedMigrationTests {
         let error = try #require(throws: StowageError.self) { try database.container([ZooV1.Animal.self]) }
         #expect(error.code == .schemaMismatch && error.message.contains("Bird"))
         #expect(try ModelContext(try database.container([ZooV2.Animal.self, ZooV2.Bird.self, ZooV2.Keeper.self])).fetchCount(FetchDescriptor<ZooV2.Bird>()) == 1)
+        // Values move in and out of external storage with their attributes.
+        for order in [[ZooV3.Animal.self, ZooV3.Bird.self, ZooV3.Keeper.self], [ZooV3.Keeper.self, ZooV3.Bird.self, ZooV3.Animal.self]] as [[any PersistentModel.Type]] {
+            let context = ModelContext(try database.container(order))
+            let bird = try #require(try context.fetch(FetchDescriptor<ZooV3.Bird>()).first)
+            #expect(bird.song == Data("tweet".utf8) && bird.keeper?.badge == Data([9]))
+            #expect(try context.fetch(FetchDescriptor<ZooV3.Animal>(predicate: #Predicate { $0.name == "Tortoise" })).first?.photo == Data([1, 2, 3]))
+        }
     }
 }

@@ -11,11 +11,11 @@ import Foundation
 /// a column, drops removed ones, makes them optional or required (filling empty values with the
 /// declared default), adds and drops to-one relationships' columns and many-to-many relationships' join
 /// tables, renames to-one relationships (`originalName`) and follows changes of their delete rules, adds
-/// subclasses (and removes those without rows), adds and drops attributes in external storage, and
-/// rebuilds the indexes and uniqueness constraints. Changes of an attribute's type, of a relationship's
-/// destination, of a many-to-many relationship's name, moves in or out of external storage, and a
-/// model becoming a subclass are refused, with the database untouched: a custom migration stage,
-/// through attributes and models added and removed, makes them.
+/// subclasses (and removes those without rows), adds, drops and moves attributes in and out of external
+/// storage, and rebuilds the indexes and uniqueness constraints. Changes of an attribute's type, of a
+/// relationship's destination, of a many-to-many relationship's name, and a model becoming a subclass
+/// are refused, with the database untouched: a custom migration stage, through attributes and models
+/// added and removed, makes them.
 struct PostgreSQLMigration {
     let stored: SchemaLayout
     let schema: Schema
@@ -112,6 +112,15 @@ struct PostgreSQLMigration {
         if entity.isInHierarchy, unused.removeValue(forKey: Schema.Entity.entityColumn) == nil {
             additions.append("\(q(Schema.Entity.entityColumn)) text COLLATE \"C\" NOT NULL DEFAULT \(SQLiteSQL.literal(entity.name))")
         }
+        // The hierarchy's classes, each with the properties it declares (not those it inherits).
+        let classes = [(entity, 0)] + entity.descendants.map { ($0, $0.superentity?.properties.count ?? 0) }
+        func sideTable(_ attribute: Schema.Attribute) -> String {
+            let owner = classes.map(\.0).first { $0.storedPropertiesByName[attribute.name] != nil && $0.superentity?.storedPropertiesByName[attribute.name] == nil }
+            return q(SQLiteSchema.externalTableName(owner ?? entity, attribute))
+        }
+        let previousExternal = Set(previous.externalColumns.map(\.name))
+        // Attributes leaving external storage: a column, filled from their side table.
+        var movedOut: [(column: String, table: String)] = []
         for attribute in entity.fetchAttributes {
             let column = SchemaLayout.Column(attribute)
             let required = !entity.tableColumnIsOptional(attribute)
@@ -126,6 +135,12 @@ struct PostgreSQLMigration {
                 continue
             }
             var definition = "\(q(attribute.name)) \(PostgreSQLSchema.columnType(attribute))"
+            if previousExternal.contains(attribute.name) {
+                additions.append(definition)
+                movedOut.append((attribute.name, sideTable(attribute)))
+                if required { optionality.append((attribute.name, false, fill)) }
+                continue
+            }
             if required {
                 guard let fill else {
                     throw refusal(entity.name, attribute.name, "\(entity.name).\(attribute.name) is new, required and has no default value to give the stored rows; give it a default value or make it optional")
@@ -142,8 +157,6 @@ struct PostgreSQLMigration {
         var replacedForeignKeys: [String] = []
         var droppedLinkColumns: [String] = []
         var kept: Set<String> = []
-        // The hierarchy's classes, each with the properties it declares (not those it inherits).
-        let classes = [(entity, 0)] + entity.descendants.map { ($0, $0.superentity?.properties.count ?? 0) }
         let relationships = classes.flatMap { owner, inherited in owner.relationshipList.filter { $0.index >= inherited }.map { ($0, owner) } }
         for (relationship, owner) in relationships {
             let link = SchemaLayout.Link(relationship)
@@ -182,21 +195,22 @@ struct PostgreSQLMigration {
         }
         // Attributes in external storage: side tables for new ones, dropped for removed ones. An attribute
         // moving in or out of external storage needs its values moved: refused.
-        var oldExternal = Set(previous.externalColumns.map(\.name))
+        // Attributes in external storage: side tables for new ones (filled from their column when they
+        // were one), dropped for removed ones.
+        var oldExternal = previousExternal.subtracting(movedOut.map(\.column))
         var sideTables: [String] = []
+        let pk = q(SQLiteSQL.primaryKeyColumn)
         for (owner, inherited) in classes {
             for attribute in owner.externalAttributes where attribute.index >= inherited {
                 if oldExternal.remove(attribute.name) != nil { continue }
-                guard !previous.columns.contains(where: { $0.name == attribute.name }) else {
-                    throw refusal(entity.name, attribute.name, "\(owner.name).\(attribute.name) moved into external storage, which the PostgreSQL store does not migrate yet")
-                }
                 sideTables.append(PostgreSQLSchema.externalTableStatement(owner, attribute))
+                if previous.columns.contains(where: { $0.name == attribute.name }) {
+                    sideTables.append(
+                        "INSERT INTO \(sideTable(attribute)) (\(pk), \"value\") SELECT \(pk), \(q(attribute.name)) FROM \(table) WHERE \(q(attribute.name)) IS NOT NULL")
+                }
             }
         }
         for name in oldExternal.sorted() {
-            guard !entity.fetchAttributes.contains(where: { $0.name == name }) else {
-                throw refusal(entity.name, name, "\(entity.name).\(name) moved out of external storage, which the PostgreSQL store does not migrate yet")
-            }
             for (owner, _) in classes { try connection.execute("DROP TABLE IF EXISTS \(q("\(owner.name)_\(name)"))") }
         }
         for column in replacedForeignKeys {
@@ -213,11 +227,16 @@ struct PostgreSQLMigration {
             [.text(entity.name), .text(entity.name + "_pkey")])
         for row in indexes { if case .text(let name)? = row.first { try connection.execute("DROP INDEX \(q(name))") } }
         for (from, to) in renames { try connection.execute("ALTER TABLE \(table) RENAME COLUMN \(q(from)) TO \(q(to))") }
+        for statement in sideTables { try connection.execute(statement) }
         for name in unused.keys.sorted() + droppedLinkColumns { try connection.execute("ALTER TABLE \(table) DROP COLUMN \(q(name))") }
         for definition in additions {
             try connection.execute("ALTER TABLE \(table) ADD COLUMN \(definition)")
         }
-        for statement in sideTables { try connection.execute(statement) }
+        for move in movedOut {
+            try connection.execute(
+                "UPDATE \(table) SET \(q(move.column)) = \"side\".\"value\" FROM \(move.table) AS \"side\" WHERE \"side\".\(pk) = \(table).\(pk)")
+            try connection.execute("DROP TABLE \(move.table)")
+        }
         for change in optionality {
             let column = q(change.column)
             if change.optional {
