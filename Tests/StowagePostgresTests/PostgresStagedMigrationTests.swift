@@ -44,6 +44,29 @@ enum ShelfV2: VersionedSchema {
     }
 }
 
+/// The book's tags renamed labels (a many-to-many relationship: its join table's name changes).
+enum ShelfV3 {
+    @Model final class Book {
+        @Attribute(.unique) var title: String
+        var pages: Int = 0
+        var shelf: Shelf?
+        @Relationship(originalName: "tags", inverse: \Tag.books) var labels: [Tag] = []
+        init(title: String) { self.title = title }
+    }
+
+    @Model final class Shelf {
+        var name: String
+        @Relationship(deleteRule: .cascade, inverse: \Book.shelf) var books: [Book] = []
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class Tag {
+        var label: String
+        var books: [Book] = []
+        init(label: String) { self.label = label }
+    }
+}
+
 /// The plan's stages; `failing` makes didMigrate throw after it has saved.
 enum ShelfPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [ShelfV1.self, ShelfV2.self] }
@@ -303,6 +326,26 @@ struct PostgresStagedMigrationTests {
             let bird = try #require(try context.fetch(FetchDescriptor<ZooV3.Bird>()).first)
             #expect(bird.song == Data("tweet".utf8) && bird.keeper?.badge == Data([9]))
             #expect(try context.fetch(FetchDescriptor<ZooV3.Animal>(predicate: #Predicate { $0.name == "Tortoise" })).first?.photo == Data([1, 2, 3]))
+        }
+    }
+
+    @Test func aRenamedManyToManyRelationshipKeepsItsLinks() throws {
+        let database = try TestDatabase()
+        do {
+            let context = ModelContext(try database.container([ShelfV2.Book.self, ShelfV2.Shelf.self, ShelfV2.Tag.self]))
+            let dune = ShelfV2.Book(title: "Dune")
+            context.insert(dune)
+            let classic = ShelfV2.Tag(label: "classic"), desert = ShelfV2.Tag(label: "desert")
+            context.insert(classic)
+            context.insert(desert)
+            dune.tags = [classic, desert]
+            try context.save()
+        }
+        for order in [[ShelfV3.Book.self, ShelfV3.Shelf.self, ShelfV3.Tag.self], [ShelfV3.Tag.self, ShelfV3.Shelf.self, ShelfV3.Book.self]] as [[any PersistentModel.Type]] {
+            let context = ModelContext(try database.container(order))
+            let dune = try #require(try context.fetch(FetchDescriptor<ShelfV3.Book>()).first)
+            #expect(dune.labels.map(\.label).sorted() == ["classic", "desert"])
+            #expect(try context.fetch(FetchDescriptor<ShelfV3.Tag>()).allSatisfy { $0.books.map(\.title) == ["Dune"] })
         }
     }
 }

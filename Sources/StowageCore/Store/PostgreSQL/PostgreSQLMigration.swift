@@ -10,12 +10,12 @@ import Foundation
 /// (optional ones empty, others with their declared default), renames those whose `originalName` names
 /// a column, drops removed ones, makes them optional or required (filling empty values with the
 /// declared default), adds and drops to-one relationships' columns and many-to-many relationships' join
-/// tables, renames to-one relationships (`originalName`) and follows changes of their delete rules, adds
-/// subclasses (and removes those without rows), adds, drops and moves attributes in and out of external
-/// storage, and rebuilds the indexes and uniqueness constraints. Changes of an attribute's type, of a
-/// relationship's destination, of a many-to-many relationship's name, and a model becoming a subclass
-/// are refused, with the database untouched: a custom migration stage, through attributes and models
-/// added and removed, makes them.
+/// tables, renames relationships (`originalName`; a join table's links move to the new one), follows
+/// changes of delete rules, adds subclasses (and removes those without rows), moves attributes in and
+/// out of external storage, and rebuilds the indexes and uniqueness constraints. Changes of an
+/// attribute's type or of a relationship's destination, and a model becoming a subclass, are refused,
+/// with the database untouched: a custom migration stage, through attributes and models added and
+/// removed, makes them.
 struct PostgreSQLMigration {
     let stored: SchemaLayout
     let schema: Schema
@@ -80,12 +80,11 @@ struct PostgreSQLMigration {
             for column in entity.externalColumns { try connection.execute("DROP TABLE IF EXISTS \(q("\(entity.name)_\(column.name)"))") }
             try connection.execute("DROP TABLE \(q(entity.name)) CASCADE")
         }
-        // Join tables: a table of both layouts must link the same way; new ones are created below.
+        // Join tables: a table of both layouts must link the same way. New ones are created, and take
+        // the links of the table their relationship had under its `originalName` (seen from either
+        // side); old ones no relationship uses are dropped after.
         for (table, link) in oldJoinTables {
-            guard let relationship = newJoinTables[table] else {
-                try connection.execute("DROP TABLE IF EXISTS \(q(table))")
-                continue
-            }
+            guard let relationship = newJoinTables[table] else { continue }
             let sameSide = SchemaLayout.Link(relationship)
             let otherSide = relationship.inverse.map(SchemaLayout.Link.init)
             guard [sameSide.storage, otherSide?.storage].contains(link.storage) else {
@@ -93,7 +92,37 @@ struct PostgreSQLMigration {
             }
         }
         let statements = PostgreSQLSchema.createStatements(schema, tables: created, existingJoinTables: Set(oldJoinTables.keys))
-        for statement in statements + foreignKeys { try connection.execute(statement) }
+        for statement in statements { try connection.execute(statement) }
+        for (table, relationship) in newJoinTables.sorted(by: { $0.key < $1.key }) where oldJoinTables[table] == nil {
+            guard case .joinTable(_, let own, let other, let ownPosition, let otherPosition) = relationship.storage,
+                  let source = previousJoinTable(of: relationship, in: old)
+            else { continue }
+            try connection.execute(
+                "INSERT INTO \(q(table)) (\([own, other, ownPosition, otherPosition].map(q).joined(separator: ", "))) SELECT \(source.columns.map(q).joined(separator: ", ")) FROM \(q(source.table))")
+        }
+        for table in oldJoinTables.keys.sorted() where newJoinTables[table] == nil {
+            try connection.execute("DROP TABLE IF EXISTS \(q(table))")
+        }
+        for statement in foreignKeys { try connection.execute(statement) }
+    }
+
+    /// The join table a many-to-many relationship's links were in, under its name or `originalName`,
+    /// seen from its side or its inverse's, with its columns in the order of the relationship's (own,
+    /// other, own position, other position).
+    private func previousJoinTable(of relationship: Schema.Relationship, in old: [String: SchemaLayout.Entity]) -> (table: String, columns: [String])? {
+        func stored(_ relationship: Schema.Relationship) -> RelationshipStorage? {
+            guard let entity = relationship.entity, let previous = old[entity.rootEntity.name] else { return nil }
+            let link = [relationship.name, relationship.originalName].lazy.compactMap { name in previous.relationships.first { $0.name == name } }.first
+            guard let link, link.destination == relationship.destination else { return nil }
+            return link.stored
+        }
+        if case .joinTable(let table, let own, let other, let ownPosition, let otherPosition)? = stored(relationship) {
+            return (table, [own, other, ownPosition, otherPosition])
+        }
+        if let inverse = relationship.inverse, case .joinTable(let table, let own, let other, let ownPosition, let otherPosition)? = stored(inverse) {
+            return (table, [other, own, otherPosition, ownPosition])
+        }
+        return nil
     }
 
     /// Renames, drops, adds and changes the optionality of the entity's columns, adds and drops its
@@ -182,7 +211,8 @@ struct PostgreSQLMigration {
                     replacedForeignKeys.append(oldColumn)
                     foreignKeys.append(reference)
                 }
-            case (.inverseForeignKey, .inverseForeignKey):
+            case (.inverseForeignKey, .inverseForeignKey), (.joinTable, .joinTable):
+                // Nothing in this table; a join table's links move with it (see `run`).
                 break
             default:
                 // A renamed many-to-many relationship would need its join table moved.
