@@ -129,6 +129,8 @@ struct DifferentialTests {
         let choices: [(String, [SortDescriptor<Specimen>])] = [
             ("none", []),
             ("name lexical", [SortDescriptor(\.name, comparator: .lexical)]),
+            ("name localizedStandard", [SortDescriptor(\.name, comparator: .localizedStandard)]),
+            ("name localizedStandard desc", [SortDescriptor(\.name, comparator: .localizedStandard, order: .reverse)]),
             ("count, score desc", [SortDescriptor(\.count), SortDescriptor(\.score, order: .reverse)]),
             ("price desc", [SortDescriptor(\.price, order: .reverse)]),
             ("seen", [SortDescriptor(\.seen)]),
@@ -182,6 +184,15 @@ struct DifferentialTests {
                         if order != .orderedSame { return order == .orderedAscending }
                     }
                     return (a.count, a.ordinal) < (b.count, b.ordinal)
+                }.map(\.ordinal)
+            } else if sortText.hasPrefix("name localizedStandard") {
+                // Foundation on Linux sorts a String key path by code points whatever the comparator;
+                // Stowage, as SwiftData, by `localizedStandardCompare`.
+                let descending = sortText.hasSuffix("desc")
+                expected = matching.sorted { a, b in
+                    let order = a.name.localizedStandardCompare(b.name)
+                    if order != .orderedSame { return (order == .orderedAscending) != descending }
+                    return a.ordinal < b.ordinal
                 }.map(\.ordinal)
             } else {
                 expected = matching.sorted(using: descriptor.sortBy).map(\.ordinal)
