@@ -74,7 +74,7 @@ struct DifferentialTests {
                 count: Int.random(in: -5...5, using: &random), score: [0, 0.5, -1.25, 3.75, 1e-9, 1e9].randomElement(using: &random)!,
                 flag: Bool.random(using: &random),
                 seen: Date(timeIntervalSinceReferenceDate: [0, 86_400.5, 700_000_000.123456, -1].randomElement(using: &random)!),
-                price: [Decimal(string: "0.1")!, Decimal(string: "0.10")!, 2, Decimal(string: "-3.333")!, Decimal(string: "12345678901234567890.5")!].randomElement(using: &random)!,
+                price: [Decimal(string: "0.1")!, Decimal(string: "0.10")!, 2, Decimal(string: "-3.333")!, Decimal(string: "12345678901234567890.5")!, .nan].randomElement(using: &random)!,
                 grade: Grade.allCases.randomElement(using: &random)!)
             for index in 0..<Int.random(in: 0...3, using: &random) {
                 specimen.parts.append(Part(label: names.randomElement(using: &random)!, weight: index * Int.random(in: 1...4, using: &random)))
@@ -90,7 +90,7 @@ struct DifferentialTests {
         let count = Int.random(in: -5...5, using: &random)
         let score = [0, 0.5, -1.25, 3.75, 1e-9].randomElement(using: &random)!
         let date = Date(timeIntervalSinceReferenceDate: [0, 86_400.5, 700_000_000.123456].randomElement(using: &random)!)
-        let price = [Decimal(string: "0.1")!, 2, Decimal(string: "-3.333")!, 0].randomElement(using: &random)!
+        let price = [Decimal(string: "0.1")!, 2, Decimal(string: "-3.333")!, 0, .nan].randomElement(using: &random)!
         let grade = Grade.allCases.randomElement(using: &random)!
         let flag = Bool.random(using: &random)
         let choices: [(String, Predicate<Specimen>)] = [
@@ -114,6 +114,8 @@ struct DifferentialTests {
             ("seen == \(date.timeIntervalSinceReferenceDate)", #Predicate { $0.seen == date }),
             ("price > \(price)", #Predicate { $0.price > price }),
             ("price == \(price)", #Predicate { $0.price == price }),
+            ("price <= \(price)", #Predicate { $0.price <= price }),
+            ("[\(price), 2].contains(price)", #Predicate { [price, 2].contains($0.price) }),
             ("grade == .\(grade)", #Predicate { $0.grade == grade }),
             ("parts.isEmpty", #Predicate { $0.parts.isEmpty }),
             ("parts.count > 1", #Predicate { $0.parts.count > 1 }),
@@ -158,6 +160,9 @@ struct DifferentialTests {
         let all = try ModelContext(sqlite).fetch(FetchDescriptor<Specimen>())
         let onSQLite = ModelContext(sqlite)
         let onPostgres = ModelContext(postgres)
+        // Every predicate and sort drawn runs in SQL: strict contexts refuse to fall back to Swift.
+        onSQLite.requiresSQLTranslation = true
+        onPostgres.requiresSQLTranslation = true
         for round in 0..<120 {
             let (text, predicate) = Self.predicate(&random)
             let (sortText, sort) = Self.sorts(&random)

@@ -111,6 +111,41 @@ import Testing
         #expect(models.map(\.optionalDecimal) == decimals)
     }
 
+    /// `Decimal` predicates and sorts run in SQL (strict mode refuses anything else) and give Swift's
+    /// answers: `1.50 == 1.5`, negatives below zero, 38 digits told apart, NaN below every number.
+    @Test func decimalsCompareAndSortInSQLAsInSwift() throws {
+        let texts = ["1.5", "1.50", "-2", "10", "0.1", "-0.10", "0", "99999999999999999999999999999999999999",
+                     "99999999999999999999999999999999999998", "-3.14159265358979323846264338327950288", "0.000000000000000000000000000001"]
+        let decimals = texts.map { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX"))! } + [.nan]
+        let (url, _, directory) = try roundTrip(decimals.enumerated().map { index, decimal in
+            { $0.decimal = decimal; $0.optionalDecimal = index % 3 == 0 ? nil : decimal; $0.int = index }
+        })
+        defer { directory.remove() }
+        let context = ModelContext(try ModelContainer(for: Everything.self, configurations: ModelConfiguration(url: url)))
+        context.requiresSQLTranslation = true
+        let all = try context.fetch(FetchDescriptor<Everything>(sortBy: [SortDescriptor(\.int)]))
+        #expect(all.last?.decimal.isNaN == true)
+        for probe in decimals {
+            let predicates: [Predicate<Everything>] = [
+                #Predicate { $0.decimal == probe }, #Predicate { $0.decimal != probe }, #Predicate { $0.decimal < probe },
+                #Predicate { $0.decimal >= probe }, #Predicate { $0.optionalDecimal == probe }, #Predicate { $0.optionalDecimal != nil && $0.optionalDecimal! > probe },
+                #Predicate { [probe, 1].contains($0.decimal) },
+            ]
+            for predicate in predicates {
+                let fetched = try context.fetch(FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.int)])).map(\.int)
+                #expect(fetched == (try all.filter { try predicate.evaluate($0) }.map(\.int)), "\(probe)")
+            }
+        }
+        for order in [SortOrder.forward, .reverse] {
+            let sorted = try context.fetch(FetchDescriptor(sortBy: [SortDescriptor(\Everything.decimal, order: order), SortDescriptor(\.int)]))
+            let expected = all.sorted { a, b in
+                if a.decimal != b.decimal { return order == .forward ? a.decimal < b.decimal : b.decimal < a.decimal }
+                return a.int < b.int
+            }
+            #expect(sorted.map(\.int) == expected.map(\.int))
+        }
+    }
+
     @Test func stringsWithNULEmojiAndTenMegabytes() throws {
         let large = String(repeating: "0123456789abcdé\u{1F600}", count: 10 * 1024 * 1024 / 20)
         let strings = ["a\0b\0", "\0", "", "👩‍👩‍👧‍👦 families, ☃︎, e\u{301}", "it's \"quoted\"", large]

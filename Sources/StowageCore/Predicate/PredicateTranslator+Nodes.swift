@@ -195,7 +195,7 @@ extension TranslationState {
             leftSQL = try sql(left, like: rightSQL, node: node)
         }
         if case .expression = right, case .expression = left, leftSQL.attribute == nil { leftSQL.attribute = rightSQL.attribute }
-        let collation: QueryCollation? = TypeTraits.isString(valueType) ? .binary : nil
+        let collation = TypeTraits.collation(for: valueType)
         let nullable = leftSQL.isNullable || rightSQL.isNullable
         let (l, r) = (leftSQL.sql, rightSQL.sql)
         switch kind {

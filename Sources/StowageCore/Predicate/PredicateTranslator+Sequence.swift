@@ -71,7 +71,7 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable {
             let stored = try TranslationState.encode(value, like: operand.attribute, storeIdentifier: state.storeIdentifier)
             if stored == .null { containsNil = true } else { list.append(.value(stored)) }
         }
-        let collation: QueryCollation? = TypeTraits.isString(RHS.Output.self) ? .binary : nil
+        let collation = TypeTraits.collation(for: RHS.Output.self)
         let inList: QueryExpression = list.isEmpty ? .false : .inList(operand.sql, list, collation: collation)
         guard operand.isNullable else { return .expression(.condition(inList)) }
         // `nil` is in the collection only if the collection holds nil (SQL's IN is NULL for NULL).

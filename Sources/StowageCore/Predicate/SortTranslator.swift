@@ -69,8 +69,8 @@ enum SortTranslator {
         }
         guard orderingProblem(attribute) == nil else { return nil }
         var collation: QueryCollation? = nil
-        if attribute.accessor.codecKind == .native && TypeTraits.isString(attribute.valueType) {
-            collation = collationOf(descriptor.stringComparator)
+        if attribute.accessor.codecKind == .native, let natural = TypeTraits.collation(for: attribute.valueType) {
+            collation = natural == .binary ? collationOf(descriptor.stringComparator) : natural
         }
         return QuerySortTerm(expression: expression, ascending: descriptor.isForward, collation: collation)
     }

@@ -35,7 +35,6 @@ enum TypeTraits {
     private static func findEqualityProblem(_ type: Any.Type) -> String? {
         let type = unwrapped(type)
         if type == PersistentIdentifier.self { return nil }
-        if type == Decimal.self { return "decimals are stored as text; they compare in Swift" }
         guard let codec = AttributeCodecs.anyCodec(for: type) else { return "\(type) has no stored form" }
         if codec.kind == .json { return "\(type) is stored as JSON, whose text does not follow its ==" }
         if type == URL.self { return "URL equality compares more than the stored absolute string" }
@@ -55,7 +54,7 @@ enum TypeTraits {
             return "64-bit unsigned integers above Int64.max are stored with their bit pattern and order differently"
         }
         if type is any StorageRepresentableInteger.Type || type == Double.self || type == Float.self || type == Date.self
-            || type == String.self || type == UUID.self {
+            || type == String.self || type == UUID.self || type == Decimal.self {
             return nil
         }
         return "\(type)'s order is its own Comparable conformance, not the order of its stored form"
@@ -69,6 +68,13 @@ enum TypeTraits {
         if type == UInt64.self || type == UInt.self { return "64-bit unsigned integers do not fit SQLite's signed integers" }
         if type is any StorageRepresentableInteger.Type { return nil }
         return "SQL has no arithmetic for \(type)"
+    }
+
+    /// How SQL compares values of `type` as Swift does: strings by their text keys, decimals with the
+    /// `decimal` collation; `nil` for types whose stored form compares as they do.
+    static func collation(for type: Any.Type) -> QueryCollation? {
+        let type = unwrapped(type)
+        return type == String.self ? .binary : type == Decimal.self ? .decimal : nil
     }
 
     /// Whether values of `type` (optional or not) can be NaN.

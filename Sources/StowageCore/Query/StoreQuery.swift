@@ -72,6 +72,9 @@ enum QueryCollation: Equatable {
     case caseInsensitive
     /// Locale-aware comparison (`localizedCompare`).
     case localized
+    /// Not strings: `Decimal`s, stored as text (numbers in PostgreSQL), compared as Swift compares them
+    /// (``DecimalOrder``).
+    case decimal
 }
 
 /// The writes of one save, applied by the store in one transaction.

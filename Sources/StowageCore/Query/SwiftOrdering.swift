@@ -104,6 +104,7 @@ enum SwiftOrdering {
         case .localizedStandard: return a.localizedStandardCompare(b)
         case .caseInsensitive: return a.localizedCaseInsensitiveCompare(b)
         case .localized: return a.localizedCompare(b)
+        case .decimal: return DecimalOrder.compare(a, b)
         }
     }
 }

@@ -144,14 +144,19 @@ extension String: StorageRepresentable {
     }
 }
 
-/// Decimals are stored as TEXT holding every digit, so they round-trip exactly. SQL comparisons on
-/// decimal columns convert both sides to REAL.
+/// Decimals are stored as TEXT holding every digit, so they round-trip exactly (`numeric` on
+/// PostgreSQL); `Decimal.nan` as `-Infinity`. Predicates and sorts on them run in SQL with Swift's
+/// `==` and `<`: SQLite compares the texts with Stowage's `decimal` collation.
 extension Decimal: StorageRepresentable {
     public static var storageType: StorageType { .text }
-    public var storageValue: StorageValue { .text(description) }
+    public var storageValue: StorageValue { .text(isNaN ? DecimalOrder.nanText : description) }
     public init(storageValue: StorageValue) throws {
         switch storageValue {
         case .text(let v):
+            if v == DecimalOrder.nanText || v == "NaN" {
+                self = .nan
+                return
+            }
             guard let d = Decimal(string: v, locale: Locale(identifier: "en_US_POSIX")) else {
                 throw invalidStoredValue(storageValue, as: Decimal.self)
             }

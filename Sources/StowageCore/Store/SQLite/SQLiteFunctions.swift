@@ -13,6 +13,7 @@ enum SQLiteFunctions {
         addCollation(connection, "localizedStandard") { $0.localizedStandardCompare($1) }
         addCollation(connection, "caseInsensitive") { $0.localizedCaseInsensitiveCompare($1) }
         addCollation(connection, "localized") { $0.localizedCompare($1) }
+        addCollation(connection, "decimal") { DecimalOrder.compare($0, $1) }
         addTest(connection, .contains) { text, other in
             try PredicateExpressions.CollectionContainsCollection(base: PredicateExpressions.Value(text), other: PredicateExpressions.Value(other))
                 .evaluate(PredicateBindings())

@@ -139,12 +139,14 @@ enum SQLiteSQL {
     /// The name of the collation Stowage registers for `collation` (see ``SQLiteFunctions``), or `nil`
     /// for ``QueryCollation/binary``, Swift's own `String` comparison, which compares text keys instead
     /// (see ``SwiftTextKey`` and ``renderCompared(_:collation:into:scope:)``).
-    static func collationName(_ collation: QueryCollation) -> String? {
+    /// PostgreSQL compares `Decimal`s' `numeric` columns as numbers: no collation.
+    static func collationName(_ collation: QueryCollation, dialect: SQLDialect) -> String? {
         switch collation {
         case .binary: return nil
         case .localizedStandard: return "localizedStandard"
         case .caseInsensitive: return "caseInsensitive"
         case .localized: return "localized"
+        case .decimal: return dialect == .sqlite ? "decimal" : nil
         }
     }
 
@@ -292,9 +294,14 @@ enum SQLiteSQL {
         }
         if ordered {
             fragment.append(" ORDER BY ")
+            // PostgreSQL reads a bare name in ORDER BY as the output column of that name first, and the
+            // select list reads some columns as text (`"price"::text`): ordered by their table's name,
+            // they sort by their own type.
+            let orderScope = RenderScope(
+                alias: dialect == .postgresql ? quote(query.entity.tableName) : nil, table: query.entity.tableName, dialect: dialect)
             for term in query.sort {
-                renderCompared(term.expression, collation: term.collation, into: &fragment, scope: RenderScope(table: query.entity.tableName, dialect: dialect))
-                if let collation = term.collation, let name = collationName(collation) {
+                renderCompared(term.expression, collation: term.collation, into: &fragment, scope: orderScope)
+                if let collation = term.collation, let name = collationName(collation, dialect: dialect) {
                     fragment.append(dialect.collate(name))
                 }
                 // SQLite puts NULL before every value; PostgreSQL after, unless told.
@@ -387,7 +394,7 @@ enum SQLiteSQL {
             renderCompared(lhs, collation: collation, into: &fragment, scope: scope)
             fragment.append(" \(scope.dialect.text(of: op)) ")
             renderCompared(rhs, collation: collation, into: &fragment, scope: scope)
-            if let collation, let name = collationName(collation) { fragment.append(scope.dialect.collate(name)) }
+            if let collation, let name = collationName(collation, dialect: scope.dialect) { fragment.append(scope.dialect.collate(name)) }
             fragment.append(")")
         case .and(let operands), .or(let operands):
             let isAnd: Bool = if case .and = expression { true } else { false }
@@ -430,7 +437,7 @@ enum SQLiteSQL {
             }
             fragment.append("(")
             renderCompared(operand, collation: collation, into: &fragment, scope: scope)
-            if let collation, let name = collationName(collation) { fragment.append(scope.dialect.collate(name)) }
+            if let collation, let name = collationName(collation, dialect: scope.dialect) { fragment.append(scope.dialect.collate(name)) }
             fragment.append(" IN (")
             for (index, value) in values.enumerated() {
                 if index > 0 { fragment.append(", ") }
