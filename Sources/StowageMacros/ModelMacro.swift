@@ -54,11 +54,11 @@ extension ModelMacro: MemberMacro {
                     node: Syntax(expansion),
                     message: StowageDiagnostic.constraintOnSubclass(expansion.macroName.text, superclass: superclass.trimmedDescription)))
             }
-            return subclassMembers(typeName: typeName, superclass: superclass.description,
-                                   entries: entries(rootedAt: "Root"), storages: storages)
+            return properties.compactMap(storageDeclaration) + subclassMembers(
+                typeName: typeName, superclass: superclass.description, entries: entries(rootedAt: "Root"), storages: storages)
         }
-        let loadBody = storages.isEmpty ? "" : "let model = unsafeDowncast(object, to: Self.self)" + storages.map { "\n    try reader.load(&model.\($0))" }.joined()
-        let storeBody = storages.isEmpty ? "" : "let model = unsafeDowncast(object, to: Self.self)" + storages.map { "\n    try writer.store(model.\($0))" }.joined()
+        let loadBody = storages.isEmpty ? "" : "\n    let model = unsafeDowncast(object, to: Self.self)" + storages.map { "\n    try reader.load(&model.\($0))" }.joined()
+        let storeBody = storages.isEmpty ? "" : "\n    let model = unsafeDowncast(object, to: Self.self)" + storages.map { "\n    try writer.store(model.\($0))" }.joined()
         // A class that is not final may have model subclasses: they override these members, and reuse its
         // metadata with their own key paths (`_$properties`).
         let classOrStatic = isFinal ? "static" : "class"
@@ -86,7 +86,7 @@ extension ModelMacro: MemberMacro {
         // stored properties' initial values, so `init(backingData:)` (how the store creates each fetched
         // model) would allocate a backing data only to replace it, and a registrar that a model nobody
         // observes never uses.
-        return [
+        return properties.compactMap(storageDeclaration) + [
             "@exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil",
             """
             nonisolated\(raw: isFinal ? " private" : "") var _$backingData: Stowage.ModelBackingData {
@@ -118,15 +118,13 @@ extension ModelMacro: MemberMacro {
             // How a fetch fills a new model: straight from the row into each property's storage, the
             // property and value types known here (see `ModelRowReader`).
             DeclSyntax(stringLiteral: """
-                nonisolated public \(classOrStatic) func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
-                    \(loadBody)
+                nonisolated public \(classOrStatic) func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {\(loadBody)
                 }
                 """),
             // How a save binds a model's row: straight from each property's storage, typed (see
             // `ModelRowWriter`).
             DeclSyntax(stringLiteral: """
-                nonisolated public \(classOrStatic) func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
-                    \(storeBody)
+                nonisolated public \(classOrStatic) func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {\(storeBody)
                 }
                 """),
             "@exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil",
@@ -143,6 +141,28 @@ extension ModelMacro: MemberMacro {
         ]
     }
 
+    /// The storage of a persisted property, `_name`, declared here rather than by `@_PersistedProperty`
+    /// (a peer macro would cost the compiler one more plugin request per property).
+    ///
+    /// The storage is only touched by the generated accessors and the schema's getter and setter, each a
+    /// single read or write that cannot overlap another access: dynamic exclusivity checks (a runtime
+    /// call on every read and write of a class property) would find nothing, so they are turned off.
+    /// It starts `nil`: the property's declared initial value reaches it through the property's init
+    /// accessor, evaluated in the model's isolation (a main-actor model's default value may call
+    /// main-actor code, which the nonisolated storage's own initializer could not).
+    static func storageDeclaration(for property: StoredProperty) -> DeclSyntax? {
+        let declaration = "@exclusivity(unchecked) nonisolated(unsafe) private var _\(property.name)"
+        if let type = property.type {
+            return "\(raw: declaration): Swift.Optional<\(type)> = nil"
+        }
+        // Declared without a type (`var count = 0`, `var sights = [Sight]()`): the storage takes the type
+        // the compiler infers from the initial value, which is handed, unevaluated, to a function that
+        // only reads its type. The closure is main-actor isolated so that a value a main-actor model may
+        // use (a default isolation of `MainActor` makes its types' members main-actor) type-checks.
+        guard let initializer = property.initializer else { return nil }
+        return "\(raw: declaration) = Stowage._$emptyStorage(typedAs: { @MainActor in \(initializer) })"
+    }
+
     /// The metadata list expression for `entries`.
     private static func list(_ entries: [String]) -> String {
         entries.isEmpty ? "[]" : "[\n" + entries.map { "            " + $0 }.joined(separator: ",\n") + "\n        ]"
@@ -153,8 +173,8 @@ extension ModelMacro: MemberMacro {
     private static func subclassMembers(
         typeName: String, superclass: String, entries: [String], storages: [String]
     ) -> [DeclSyntax] {
-        let loadBody = "try super._$load(&reader, into: object)" + (storages.isEmpty ? "" : "\nlet model = unsafeDowncast(object, to: Self.self)" + storages.map { "\ntry reader.load(&model.\($0))" }.joined())
-        let storeBody = "try super._$store(&writer, from: object)" + (storages.isEmpty ? "" : "\nlet model = unsafeDowncast(object, to: Self.self)" + storages.map { "\ntry writer.store(model.\($0))" }.joined())
+        let loadBody = "try super._$load(&reader, into: object)" + (storages.isEmpty ? "" : "\n    let model = unsafeDowncast(object, to: Self.self)" + storages.map { "\n    try reader.load(&model.\($0))" }.joined())
+        let storeBody = "try super._$store(&writer, from: object)" + (storages.isEmpty ? "" : "\n    let model = unsafeDowncast(object, to: Self.self)" + storages.map { "\n    try writer.store(model.\($0))" }.joined())
         return [
             DeclSyntax(stringLiteral: """
                 nonisolated public override class func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -170,7 +190,7 @@ extension ModelMacro: MemberMacro {
                 """),
             DeclSyntax(stringLiteral: """
                 nonisolated public required init(backingData: Stowage.ModelBackingData) {
-                    \(storages.map { "self.\($0) = nil\n" }.joined())super.init(backingData: backingData)
+                    \(storages.map { "self.\($0) = nil\n    " }.joined())super.init(backingData: backingData)
                 }
                 """),
             DeclSyntax(stringLiteral: """
@@ -305,9 +325,9 @@ extension ModelMacro: ExtensionMacro {
     }
 }
 
-/// `@_PersistedProperty`: what `@Model` puts on each stored property. It moves the value into optional
-/// storage `_name` (`nil` until loaded) and routes reads and writes through observation, change
-/// tracking and lazy loading.
+/// `@_PersistedProperty`: what `@Model` puts on each stored property. It keeps the value in the optional
+/// storage `_name` that `@Model` declares (`nil` until loaded) and routes reads and writes through
+/// observation, change tracking and lazy loading.
 ///
 /// An attribute write goes to the context only when the model is inserted or stored (a relationship
 /// write always does: it keeps the inverse in step), and to the observation
@@ -356,31 +376,5 @@ extension PersistedPropertyMacro: AccessorMacro {
             }
             """,
         ]
-    }
-}
-
-extension PersistedPropertyMacro: PeerMacro {
-    public static func expansion(
-        of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
-    ) throws -> [DeclSyntax] {
-        guard let variable = declaration.as(VariableDeclSyntax.self), let property = StoredProperty(persisted: variable),
-              property.problem() == nil
-        else { return [] }
-        // The storage is only touched by the generated accessors and the schema's getter and setter, each a
-        // single read or write that cannot overlap another access: dynamic exclusivity checks (a runtime
-        // call on every read and write of a class property) would find nothing, so they are turned off.
-        // It starts `nil`: the property's declared initial value reaches it through the property's init
-        // accessor, evaluated in the model's isolation (a main-actor model's default value may call
-        // main-actor code, which the nonisolated storage's own initializer could not).
-        let declaration = "@exclusivity(unchecked) nonisolated(unsafe) private var _\(property.name)"
-        if let type = property.type {
-            return ["\(raw: declaration): Swift.Optional<\(type)> = nil"]
-        }
-        // Declared without a type (`var count = 0`, `var sights = [Sight]()`): the storage takes the type
-        // the compiler infers from the initial value, which is handed, unevaluated, to a function that
-        // only reads its type. The closure is main-actor isolated so that a value a main-actor model may
-        // use (a default isolation of `MainActor` makes its types' members main-actor) type-checks.
-        guard let initializer = property.initializer else { return [] }
-        return ["\(raw: declaration) = Stowage._$emptyStorage(typedAs: { @MainActor in \(initializer) })"]
     }
 }

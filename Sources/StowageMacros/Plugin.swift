@@ -14,3 +14,9 @@ struct StowageMacrosPlugin: CompilerPlugin {
         IndexMacro.self,
     ]
 }
+
+// The expansions made for every model and every property are written already formatted, and are not
+// formatted again: swift-syntax's formatter, built without optimization as it is in a user's debug
+// build, took about a third of the compiler's time on a file of models (Benchmarks/macro-cost.sh).
+extension ModelMacro { public static var formatMode: FormatMode { .disabled } }
+extension PersistedPropertyMacro { public static var formatMode: FormatMode { .disabled } }

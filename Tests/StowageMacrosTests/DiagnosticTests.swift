@@ -155,12 +155,8 @@ import Testing
                 }
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get {
-                        _$backingData
-                    }
-                    set {
-                        _$backingData = newValue
-                    }
+                    get { _$backingData }
+                    set { _$backingData = newValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -174,11 +170,9 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
-
                 }
 
                 nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
-
                 }
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
@@ -193,8 +187,7 @@ import Testing
                 }
             }
 
-            extension Recipe: nonisolated Stowage.PersistentModel {
-            }
+            extension Recipe: nonisolated Stowage.PersistentModel {}
             """#,
             diagnostics: [
                 DiagnosticSpec(
@@ -252,12 +245,8 @@ import Testing
                 }
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get {
-                        _$backingData
-                    }
-                    set {
-                        _$backingData = newValue
-                    }
+                    get { _$backingData }
+                    set { _$backingData = newValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -271,11 +260,9 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
-
                 }
 
                 nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
-
                 }
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
@@ -290,8 +277,7 @@ import Testing
                 }
             }
 
-            extension Counter: nonisolated Stowage.PersistentModel {
-            }
+            extension Counter: nonisolated Stowage.PersistentModel {}
             """#,
             diagnostics: [
                 DiagnosticSpec(
@@ -367,12 +353,8 @@ import Testing
                 }
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get {
-                        _$backingData
-                    }
-                    set {
-                        _$backingData = newValue
-                    }
+                    get { _$backingData }
+                    set { _$backingData = newValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -386,11 +368,9 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
-
                 }
 
                 nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
-
                 }
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
@@ -405,8 +385,7 @@ import Testing
                 }
             }
 
-            extension Widget: nonisolated Stowage.PersistentModel {
-            }
+            extension Widget: nonisolated Stowage.PersistentModel {}
             """#,
             diagnostics: [
                 DiagnosticSpec(
@@ -488,12 +467,8 @@ import Testing
                 }
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get {
-                        _$backingData
-                    }
-                    set {
-                        _$backingData = newValue
-                    }
+                    get { _$backingData }
+                    set { _$backingData = newValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -507,11 +482,9 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
-
                 }
 
                 nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
-
                 }
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
@@ -526,8 +499,7 @@ import Testing
                 }
             }
 
-            extension Budget: nonisolated Stowage.PersistentModel {
-            }
+            extension Budget: nonisolated Stowage.PersistentModel {}
             """#,
             diagnostics: [
                 DiagnosticSpec(
@@ -577,12 +549,8 @@ import Testing
                 }
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get {
-                        _$backingData
-                    }
-                    set {
-                        _$backingData = newValue
-                    }
+                    get { _$backingData }
+                    set { _$backingData = newValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -596,11 +564,9 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
-
                 }
 
                 nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
-
                 }
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
@@ -615,8 +581,7 @@ import Testing
                 }
             }
 
-            extension Point: nonisolated Stowage.PersistentModel {
-            }
+            extension Point: nonisolated Stowage.PersistentModel {}
             """#,
             diagnostics: [
                 DiagnosticSpec(
@@ -658,12 +623,8 @@ import Testing
                 }
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get {
-                        _$backingData
-                    }
-                    set {
-                        _$backingData = newValue
-                    }
+                    get { _$backingData }
+                    set { _$backingData = newValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -677,11 +638,9 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
-
                 }
 
                 nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
-
                 }
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
@@ -696,8 +655,7 @@ import Testing
                 }
             }
 
-            extension Budget: nonisolated Stowage.PersistentModel {
-            }
+            extension Budget: nonisolated Stowage.PersistentModel {}
             """#,
             diagnostics: [
                 DiagnosticSpec(
@@ -748,12 +706,8 @@ import Testing
                 }
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get {
-                        _$backingData
-                    }
-                    set {
-                        _$backingData = newValue
-                    }
+                    get { _$backingData }
+                    set { _$backingData = newValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -767,11 +721,9 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
-
                 }
 
                 nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
-
                 }
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
@@ -786,8 +738,7 @@ import Testing
                 }
             }
 
-            extension Transaction: nonisolated Stowage.PersistentModel {
-            }
+            extension Transaction: nonisolated Stowage.PersistentModel {}
             """#,
             diagnostics: [
                 DiagnosticSpec(

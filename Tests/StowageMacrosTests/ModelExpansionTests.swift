@@ -31,6 +31,10 @@ import Testing
                     self.limit = limit
                 }
 
+                @exclusivity(unchecked) nonisolated(unsafe) private var _name: Swift.Optional<String> = nil
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _limit: Swift.Optional<Double> = nil
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
                 nonisolated private var _$backingData: Stowage.ModelBackingData {
@@ -48,27 +52,15 @@ import Testing
                 }
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get {
-                        _$backingData
-                    }
-                    set {
-                        _$backingData = newValue
-                    }
+                    get { _$backingData }
+                    set { _$backingData = newValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     Stowage._$nonisolatedMetadata { @MainActor in
                         [
-                            Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name, get: {
-                                    $0._name
-                                }, set: {
-                                    $0._name = $1
-                                }),
-                            Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit, get: {
-                                    $0._limit
-                                }, set: {
-                                    $0._limit = $1
-                                })
+                            Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name, get: { $0._name }, set: { $0._name = $1 }),
+                            Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit, get: { $0._limit }, set: { $0._limit = $1 })
                         ]
                     }
                 }
@@ -103,8 +95,7 @@ import Testing
                 }
             }
 
-            extension Budget: nonisolated Stowage.PersistentModel {
-            }
+            extension Budget: nonisolated Stowage.PersistentModel {}
             """#)
     }
 
@@ -147,6 +138,20 @@ import Testing
                     self.note = note
                 }
 
+                @exclusivity(unchecked) nonisolated(unsafe) private var _note: Swift.Optional<String> = nil
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _amount: Swift.Optional<Double> = nil
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _hasReceipt: Swift.Optional<Bool> = nil
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _memo: Swift.Optional<String?> = nil
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _tags: Swift.Optional<[String]> = nil
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _category: Swift.Optional<Category> = nil
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _created: Swift.Optional<Date> = nil
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
                 nonisolated private var _$backingData: Stowage.ModelBackingData {
@@ -164,52 +169,20 @@ import Testing
                 }
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get {
-                        _$backingData
-                    }
-                    set {
-                        _$backingData = newValue
-                    }
+                    get { _$backingData }
+                    set { _$backingData = newValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     Stowage._$nonisolatedMetadata { @MainActor in
                         [
-                            Stowage.Schema.PropertyMetadata(name: "note", keyPath: \Transaction.note, storage: \Transaction._note, get: {
-                                    $0._note
-                                }, set: {
-                                    $0._note = $1
-                                }),
-                            Stowage.Schema.PropertyMetadata(name: "amount", keyPath: \Transaction.amount, storage: \Transaction._amount, get: {
-                                    $0._amount
-                                }, set: {
-                                    $0._amount = $1
-                                }, defaultValue: 0),
-                            Stowage.Schema.PropertyMetadata(name: "hasReceipt", keyPath: \Transaction.hasReceipt, storage: \Transaction._hasReceipt, get: {
-                                    $0._hasReceipt
-                                }, set: {
-                                    $0._hasReceipt = $1
-                                }, defaultValue: false),
-                            Stowage.Schema.PropertyMetadata(name: "memo", keyPath: \Transaction.memo, storage: \Transaction._memo, get: {
-                                    $0._memo
-                                }, set: {
-                                    $0._memo = $1
-                                }),
-                            Stowage.Schema.PropertyMetadata(name: "tags", keyPath: \Transaction.tags, storage: \Transaction._tags, get: {
-                                    $0._tags
-                                }, set: {
-                                    $0._tags = $1
-                                }, defaultValue: []),
-                            Stowage.Schema.PropertyMetadata(name: "category", keyPath: \Transaction.category, storage: \Transaction._category, get: {
-                                    $0._category
-                                }, set: {
-                                    $0._category = $1
-                                }, defaultValue: .general),
-                            Stowage.Schema.PropertyMetadata(name: "created", keyPath: \Transaction.created, storage: \Transaction._created, get: {
-                                    $0._created
-                                }, set: {
-                                    $0._created = $1
-                                })
+                            Stowage.Schema.PropertyMetadata(name: "note", keyPath: \Transaction.note, storage: \Transaction._note, get: { $0._note }, set: { $0._note = $1 }),
+                            Stowage.Schema.PropertyMetadata(name: "amount", keyPath: \Transaction.amount, storage: \Transaction._amount, get: { $0._amount }, set: { $0._amount = $1 }, defaultValue: 0),
+                            Stowage.Schema.PropertyMetadata(name: "hasReceipt", keyPath: \Transaction.hasReceipt, storage: \Transaction._hasReceipt, get: { $0._hasReceipt }, set: { $0._hasReceipt = $1 }, defaultValue: false),
+                            Stowage.Schema.PropertyMetadata(name: "memo", keyPath: \Transaction.memo, storage: \Transaction._memo, get: { $0._memo }, set: { $0._memo = $1 }),
+                            Stowage.Schema.PropertyMetadata(name: "tags", keyPath: \Transaction.tags, storage: \Transaction._tags, get: { $0._tags }, set: { $0._tags = $1 }, defaultValue: []),
+                            Stowage.Schema.PropertyMetadata(name: "category", keyPath: \Transaction.category, storage: \Transaction._category, get: { $0._category }, set: { $0._category = $1 }, defaultValue: .general),
+                            Stowage.Schema.PropertyMetadata(name: "created", keyPath: \Transaction.created, storage: \Transaction._created, get: { $0._created }, set: { $0._created = $1 })
                         ]
                     }
                 }
@@ -259,8 +232,7 @@ import Testing
                 }
             }
 
-            extension Transaction: nonisolated Stowage.PersistentModel {
-            }
+            extension Transaction: nonisolated Stowage.PersistentModel {}
             """#)
     }
 
@@ -290,6 +262,12 @@ import Testing
                     self.image = image
                 }
 
+                @exclusivity(unchecked) nonisolated(unsafe) private var _slug: Swift.Optional<String> = nil
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _image: Swift.Optional<Data> = nil
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _caption: Swift.Optional<String> = nil
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
                 nonisolated private var _$backingData: Stowage.ModelBackingData {
@@ -307,32 +285,16 @@ import Testing
                 }
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get {
-                        _$backingData
-                    }
-                    set {
-                        _$backingData = newValue
-                    }
+                    get { _$backingData }
+                    set { _$backingData = newValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     Stowage._$nonisolatedMetadata { @MainActor in
                         [
-                            Stowage.Schema.PropertyMetadata(name: "slug", keyPath: \Photo.slug, storage: \Photo._slug, get: {
-                                    $0._slug
-                                }, set: {
-                                    $0._slug = $1
-                                }, metadata: Stowage.Schema.Attribute(.unique)),
-                            Stowage.Schema.PropertyMetadata(name: "image", keyPath: \Photo.image, storage: \Photo._image, get: {
-                                    $0._image
-                                }, set: {
-                                    $0._image = $1
-                                }, metadata: Stowage.Schema.Attribute(.externalStorage, originalName: "x")),
-                            Stowage.Schema.PropertyMetadata(name: "caption", keyPath: \Photo.caption, storage: \Photo._caption, get: {
-                                    $0._caption
-                                }, set: {
-                                    $0._caption = $1
-                                }, defaultValue: "none", metadata: Stowage.Schema.Attribute(.spotlight, .preserveValueOnDeletion, hashModifier: "v2"))
+                            Stowage.Schema.PropertyMetadata(name: "slug", keyPath: \Photo.slug, storage: \Photo._slug, get: { $0._slug }, set: { $0._slug = $1 }, metadata: Stowage.Schema.Attribute(.unique)),
+                            Stowage.Schema.PropertyMetadata(name: "image", keyPath: \Photo.image, storage: \Photo._image, get: { $0._image }, set: { $0._image = $1 }, metadata: Stowage.Schema.Attribute(.externalStorage, originalName: "x")),
+                            Stowage.Schema.PropertyMetadata(name: "caption", keyPath: \Photo.caption, storage: \Photo._caption, get: { $0._caption }, set: { $0._caption = $1 }, defaultValue: "none", metadata: Stowage.Schema.Attribute(.spotlight, .preserveValueOnDeletion, hashModifier: "v2"))
                         ]
                     }
                 }
@@ -370,8 +332,7 @@ import Testing
                 }
             }
 
-            extension Photo: nonisolated Stowage.PersistentModel {
-            }
+            extension Photo: nonisolated Stowage.PersistentModel {}
             """#)
     }
 
@@ -407,6 +368,14 @@ import Testing
                     self.name = name
                 }
 
+                @exclusivity(unchecked) nonisolated(unsafe) private var _name: Swift.Optional<String> = nil
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _transactions: Swift.Optional<[Transaction]> = nil
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _archived: Swift.Optional<[Transaction]> = nil
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _owner: Swift.Optional<Person?> = nil
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
                 nonisolated private var _$backingData: Stowage.ModelBackingData {
@@ -424,37 +393,17 @@ import Testing
                 }
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get {
-                        _$backingData
-                    }
-                    set {
-                        _$backingData = newValue
-                    }
+                    get { _$backingData }
+                    set { _$backingData = newValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     Stowage._$nonisolatedMetadata { @MainActor in
                         [
-                            Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name, get: {
-                                    $0._name
-                                }, set: {
-                                    $0._name = $1
-                                }),
-                            Stowage.Schema.PropertyMetadata(name: "transactions", keyPath: \Budget.transactions, storage: \Budget._transactions, get: {
-                                    $0._transactions
-                                }, set: {
-                                    $0._transactions = $1
-                                }, metadata: Stowage.Schema.Relationship(deleteRule: .cascade, inverse: \Transaction.budget)),
-                            Stowage.Schema.PropertyMetadata(name: "archived", keyPath: \Budget.archived, storage: \Budget._archived, get: {
-                                    $0._archived
-                                }, set: {
-                                    $0._archived = $1
-                                }, metadata: Stowage.Schema.Relationship(.cascade)),
-                            Stowage.Schema.PropertyMetadata(name: "owner", keyPath: \Budget.owner, storage: \Budget._owner, get: {
-                                    $0._owner
-                                }, set: {
-                                    $0._owner = $1
-                                })
+                            Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name, get: { $0._name }, set: { $0._name = $1 }),
+                            Stowage.Schema.PropertyMetadata(name: "transactions", keyPath: \Budget.transactions, storage: \Budget._transactions, get: { $0._transactions }, set: { $0._transactions = $1 }, metadata: Stowage.Schema.Relationship(deleteRule: .cascade, inverse: \Transaction.budget)),
+                            Stowage.Schema.PropertyMetadata(name: "archived", keyPath: \Budget.archived, storage: \Budget._archived, get: { $0._archived }, set: { $0._archived = $1 }, metadata: Stowage.Schema.Relationship(.cascade)),
+                            Stowage.Schema.PropertyMetadata(name: "owner", keyPath: \Budget.owner, storage: \Budget._owner, get: { $0._owner }, set: { $0._owner = $1 })
                         ]
                     }
                 }
@@ -495,8 +444,7 @@ import Testing
                 }
             }
 
-            extension Budget: nonisolated Stowage.PersistentModel {
-            }
+            extension Budget: nonisolated Stowage.PersistentModel {}
             """#)
     }
 
@@ -541,6 +489,8 @@ import Testing
                     self.limit = limit
                 }
 
+                @exclusivity(unchecked) nonisolated(unsafe) private var _limit: Swift.Optional<Double> = nil
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
                 nonisolated private var _$backingData: Stowage.ModelBackingData {
@@ -558,22 +508,14 @@ import Testing
                 }
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get {
-                        _$backingData
-                    }
-                    set {
-                        _$backingData = newValue
-                    }
+                    get { _$backingData }
+                    set { _$backingData = newValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     Stowage._$nonisolatedMetadata { @MainActor in
                         [
-                            Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit, get: {
-                                    $0._limit
-                                }, set: {
-                                    $0._limit = $1
-                                })
+                            Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit, get: { $0._limit }, set: { $0._limit = $1 })
                         ]
                     }
                 }
@@ -605,8 +547,7 @@ import Testing
                 }
             }
 
-            extension Budget: nonisolated Stowage.PersistentModel {
-            }
+            extension Budget: nonisolated Stowage.PersistentModel {}
             """#)
     }
 
@@ -634,6 +575,10 @@ import Testing
                     self.id = id
                 }
 
+                @exclusivity(unchecked) nonisolated(unsafe) private var _id: Swift.Optional<UUID> = nil
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _balance: Swift.Optional<Decimal> = nil
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
                 nonisolated private var _$backingData: Stowage.ModelBackingData {
@@ -651,27 +596,15 @@ import Testing
                 }
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get {
-                        _$backingData
-                    }
-                    set {
-                        _$backingData = newValue
-                    }
+                    get { _$backingData }
+                    set { _$backingData = newValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     Stowage._$nonisolatedMetadata { @MainActor in
                         [
-                            Stowage.Schema.PropertyMetadata(name: "id", keyPath: \Account.id, storage: \Account._id, get: {
-                                    $0._id
-                                }, set: {
-                                    $0._id = $1
-                                }),
-                            Stowage.Schema.PropertyMetadata(name: "balance", keyPath: \Account.balance, storage: \Account._balance, get: {
-                                    $0._balance
-                                }, set: {
-                                    $0._balance = $1
-                                }, defaultValue: 0)
+                            Stowage.Schema.PropertyMetadata(name: "id", keyPath: \Account.id, storage: \Account._id, get: { $0._id }, set: { $0._id = $1 }),
+                            Stowage.Schema.PropertyMetadata(name: "balance", keyPath: \Account.balance, storage: \Account._balance, get: { $0._balance }, set: { $0._balance = $1 }, defaultValue: 0)
                         ]
                     }
                 }
@@ -706,8 +639,7 @@ import Testing
                 }
             }
 
-            extension Account: nonisolated Stowage.PersistentModel {
-            }
+            extension Account: nonisolated Stowage.PersistentModel {}
             """#)
     }
 
@@ -732,6 +664,8 @@ import Testing
                     self.name = name
                 }
 
+                @exclusivity(unchecked) nonisolated(unsafe) private var _name: Swift.Optional<String> = nil
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
                 nonisolated var _$backingData: Stowage.ModelBackingData {
@@ -749,12 +683,8 @@ import Testing
                 }
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get {
-                        _$backingData
-                    }
-                    set {
-                        _$backingData = newValue
-                    }
+                    get { _$backingData }
+                    set { _$backingData = newValue }
                 }
 
                 nonisolated public class func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -764,11 +694,7 @@ import Testing
                 nonisolated public static func _$properties<Root: Trip>(_ root: Root.Type) -> [Stowage.Schema.PropertyMetadata] {
                     Stowage._$nonisolatedMetadata { @MainActor in
                         [
-                            Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Root.name, storage: \Root._name, get: {
-                                    $0._name
-                                }, set: {
-                                    $0._name = $1
-                                })
+                            Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Root.name, storage: \Root._name, get: { $0._name }, set: { $0._name = $1 })
                         ]
                     }
                 }
@@ -800,8 +726,7 @@ import Testing
                 }
             }
 
-            extension Trip: nonisolated Stowage.PersistentModel {
-            }
+            extension Trip: nonisolated Stowage.PersistentModel {}
             """#)
     }
 
@@ -832,6 +757,8 @@ import Testing
                     super.init(name: name)
                 }
 
+                @exclusivity(unchecked) nonisolated(unsafe) private var _perdiem: Swift.Optional<Double> = nil
+
                 nonisolated public override class func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     _$properties(BusinessTrip.self)
                 }
@@ -839,11 +766,7 @@ import Testing
                 nonisolated public static func _$properties<Root: BusinessTrip>(_ root: Root.Type) -> [Stowage.Schema.PropertyMetadata] {
                     Trip._$properties(root) + Stowage._$nonisolatedMetadata { @MainActor in
                         [
-                            Stowage.Schema.PropertyMetadata(name: "perdiem", keyPath: \Root.perdiem, storage: \Root._perdiem, get: {
-                                    $0._perdiem
-                                }, set: {
-                                    $0._perdiem = $1
-                                }, defaultValue: 0)
+                            Stowage.Schema.PropertyMetadata(name: "perdiem", keyPath: \Root.perdiem, storage: \Root._perdiem, get: { $0._perdiem }, set: { $0._perdiem = $1 }, defaultValue: 0)
                         ]
                     }
                 }
@@ -902,6 +825,12 @@ import Testing
                         self.limit = limit
                     }
 
+                    @exclusivity(unchecked) nonisolated(unsafe) private var _name: Swift.Optional<String> = nil
+
+                    @exclusivity(unchecked) nonisolated(unsafe) private var _limit: Swift.Optional<Double> = nil
+
+                    @exclusivity(unchecked) nonisolated(unsafe) private var _transactions: Swift.Optional<[Transaction]> = nil
+
                     @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
                     nonisolated private var _$backingData: Stowage.ModelBackingData {
@@ -919,32 +848,16 @@ import Testing
                     }
 
                     nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                        get {
-                            _$backingData
-                        }
-                        set {
-                            _$backingData = newValue
-                        }
+                        get { _$backingData }
+                        set { _$backingData = newValue }
                     }
 
                     nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                         Stowage._$nonisolatedMetadata { @MainActor in
                             [
-                                Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name, get: {
-                                        $0._name
-                                    }, set: {
-                                        $0._name = $1
-                                    }),
-                                Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit, get: {
-                                        $0._limit
-                                    }, set: {
-                                        $0._limit = $1
-                                    }),
-                                Stowage.Schema.PropertyMetadata(name: "transactions", keyPath: \Budget.transactions, storage: \Budget._transactions, get: {
-                                        $0._transactions
-                                    }, set: {
-                                        $0._transactions = $1
-                                    }, metadata: Stowage.Schema.Relationship(.cascade))
+                                Stowage.Schema.PropertyMetadata(name: "name", keyPath: \Budget.name, storage: \Budget._name, get: { $0._name }, set: { $0._name = $1 }),
+                                Stowage.Schema.PropertyMetadata(name: "limit", keyPath: \Budget.limit, storage: \Budget._limit, get: { $0._limit }, set: { $0._limit = $1 }),
+                                Stowage.Schema.PropertyMetadata(name: "transactions", keyPath: \Budget.transactions, storage: \Budget._transactions, get: { $0._transactions }, set: { $0._transactions = $1 }, metadata: Stowage.Schema.Relationship(.cascade))
                             ]
                         }
                     }
@@ -983,8 +896,7 @@ import Testing
                 }
             }
 
-            extension SpendTrackerSchemaV1.Budget: nonisolated Stowage.PersistentModel {
-            }
+            extension SpendTrackerSchemaV1.Budget: nonisolated Stowage.PersistentModel {}
             """#)
     }
 
@@ -1017,12 +929,8 @@ import Testing
                 }
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get {
-                        _$backingData
-                    }
-                    set {
-                        _$backingData = newValue
-                    }
+                    get { _$backingData }
+                    set { _$backingData = newValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -1036,11 +944,9 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
-
                 }
 
                 nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
-
                 }
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
@@ -1055,8 +961,7 @@ import Testing
                 }
             }
 
-            extension Marker: nonisolated Stowage.PersistentModel {
-            }
+            extension Marker: nonisolated Stowage.PersistentModel {}
             """#)
     }
 
@@ -1135,33 +1040,31 @@ import Testing
             expandedSource: #"""
             final class Budget {
                 var name: String {
-                    @storageRestrictions(initializes: _name)
-                    init(initialValue) {
-                        _name = initialValue
+                @storageRestrictions(initializes: _name)
+                init(initialValue) {
+                    _name = initialValue
+                }
+                get {
+                    _$backingData._$noteRead()
+                    _$observationRegistrar.access(self, keyPath: \.name)
+                    if let value = _name {
+                        return value
                     }
-                    get {
-                        _$backingData._$noteRead()
-                        _$observationRegistrar.access(self, keyPath: \.name)
-                        if let value = _name {
-                            return value
-                        }
-                        return _$backingData.load(self, \._name)
+                    return _$backingData.load(self, \._name)
+                }
+                set {
+                    if _$backingData._$tracksWrites(of: newValue) {
+                        _$backingData.willSet(self, \._name, to: newValue)
                     }
-                    set {
-                        if _$backingData._$tracksWrites(of: newValue) {
-                            _$backingData.willSet(self, \._name, to: newValue)
-                        }
-                        if _$backingData._$isObserved {
-                            _$observationRegistrar.withMutation(of: self, keyPath: \.name) {
-                                _name = newValue
-                            }
-                        } else {
+                    if _$backingData._$isObserved {
+                        _$observationRegistrar.withMutation(of: self, keyPath: \.name) {
                             _name = newValue
                         }
+                    } else {
+                        _name = newValue
                     }
                 }
-
-                @exclusivity(unchecked) nonisolated(unsafe) private var _name: Swift.Optional<String> = nil
+                }
             }
             """#)
     }
@@ -1177,33 +1080,31 @@ import Testing
             expandedSource: #"""
             final class Transaction {
                 var hasReceipt: Bool {
-                    @storageRestrictions(initializes: _hasReceipt)
-                    init(initialValue) {
-                        _hasReceipt = initialValue
+                @storageRestrictions(initializes: _hasReceipt)
+                init(initialValue) {
+                    _hasReceipt = initialValue
+                }
+                get {
+                    _$backingData._$noteRead()
+                    _$observationRegistrar.access(self, keyPath: \.hasReceipt)
+                    if let value = _hasReceipt {
+                        return value
                     }
-                    get {
-                        _$backingData._$noteRead()
-                        _$observationRegistrar.access(self, keyPath: \.hasReceipt)
-                        if let value = _hasReceipt {
-                            return value
-                        }
-                        return _$backingData.load(self, \._hasReceipt)
+                    return _$backingData.load(self, \._hasReceipt)
+                }
+                set {
+                    if _$backingData._$tracksWrites(of: newValue) {
+                        _$backingData.willSet(self, \._hasReceipt, to: newValue)
                     }
-                    set {
-                        if _$backingData._$tracksWrites(of: newValue) {
-                            _$backingData.willSet(self, \._hasReceipt, to: newValue)
-                        }
-                        if _$backingData._$isObserved {
-                            _$observationRegistrar.withMutation(of: self, keyPath: \.hasReceipt) {
-                                _hasReceipt = newValue
-                            }
-                        } else {
+                    if _$backingData._$isObserved {
+                        _$observationRegistrar.withMutation(of: self, keyPath: \.hasReceipt) {
                             _hasReceipt = newValue
                         }
+                    } else {
+                        _hasReceipt = newValue
                     }
                 }
-
-                @exclusivity(unchecked) nonisolated(unsafe) private var _hasReceipt: Swift.Optional<Bool> = nil
+                }
             }
             """#)
     }
@@ -1219,33 +1120,31 @@ import Testing
             expandedSource: #"""
             final class Transaction {
                 var budget: Budget? {
-                    @storageRestrictions(initializes: _budget)
-                    init(initialValue) {
-                        _budget = initialValue
+                @storageRestrictions(initializes: _budget)
+                init(initialValue) {
+                    _budget = initialValue
+                }
+                get {
+                    _$backingData._$noteRead()
+                    _$observationRegistrar.access(self, keyPath: \.budget)
+                    if let value = _budget {
+                        return value
                     }
-                    get {
-                        _$backingData._$noteRead()
-                        _$observationRegistrar.access(self, keyPath: \.budget)
-                        if let value = _budget {
-                            return value
-                        }
-                        return _$backingData.load(self, \._budget)
+                    return _$backingData.load(self, \._budget)
+                }
+                set {
+                    if _$backingData._$tracksWrites(of: newValue) {
+                        _$backingData.willSet(self, \._budget, to: newValue)
                     }
-                    set {
-                        if _$backingData._$tracksWrites(of: newValue) {
-                            _$backingData.willSet(self, \._budget, to: newValue)
-                        }
-                        if _$backingData._$isObserved {
-                            _$observationRegistrar.withMutation(of: self, keyPath: \.budget) {
-                                _budget = newValue
-                            }
-                        } else {
+                    if _$backingData._$isObserved {
+                        _$observationRegistrar.withMutation(of: self, keyPath: \.budget) {
                             _budget = newValue
                         }
+                    } else {
+                        _budget = newValue
                     }
                 }
-
-                @exclusivity(unchecked) nonisolated(unsafe) private var _budget: Swift.Optional<Budget?> = nil
+                }
             }
             """#)
     }
@@ -1261,33 +1160,31 @@ import Testing
             expandedSource: #"""
             final class Account {
                 public private(set) var balance: Decimal {
-                    @storageRestrictions(initializes: _balance)
-                    init(initialValue) {
-                        _balance = initialValue
+                @storageRestrictions(initializes: _balance)
+                init(initialValue) {
+                    _balance = initialValue
+                }
+                get {
+                    _$backingData._$noteRead()
+                    _$observationRegistrar.access(self, keyPath: \.balance)
+                    if let value = _balance {
+                        return value
                     }
-                    get {
-                        _$backingData._$noteRead()
-                        _$observationRegistrar.access(self, keyPath: \.balance)
-                        if let value = _balance {
-                            return value
-                        }
-                        return _$backingData.load(self, \._balance)
+                    return _$backingData.load(self, \._balance)
+                }
+                set {
+                    if _$backingData._$tracksWrites(of: newValue) {
+                        _$backingData.willSet(self, \._balance, to: newValue)
                     }
-                    set {
-                        if _$backingData._$tracksWrites(of: newValue) {
-                            _$backingData.willSet(self, \._balance, to: newValue)
-                        }
-                        if _$backingData._$isObserved {
-                            _$observationRegistrar.withMutation(of: self, keyPath: \.balance) {
-                                _balance = newValue
-                            }
-                        } else {
+                    if _$backingData._$isObserved {
+                        _$observationRegistrar.withMutation(of: self, keyPath: \.balance) {
                             _balance = newValue
                         }
+                    } else {
+                        _balance = newValue
                     }
                 }
-
-                @exclusivity(unchecked) nonisolated(unsafe) private var _balance: Swift.Optional<Decimal> = nil
+                }
             }
             """#)
     }

@@ -9,7 +9,7 @@ import Testing
 /// SwiftData spellings real code uses: properties without type annotations, `#Index` with index kinds,
 /// `@Attribute(.transformable(by:))`.
 @Suite struct UntypedPropertyExpansionTests {
-    /// The storage `@_PersistedProperty` declares for a property: with a type annotation, its optional;
+    /// The storage `@Model` declares for a property: with a type annotation, its optional;
     /// without one, the type the compiler infers from the initial value, which is not evaluated there.
     static let spellings: [(declaration: String, storage: String)] = [
         ("var sights = [Sight]()", "_sights = Stowage._$emptyStorage(typedAs: { @MainActor in [Sight]() })"),
@@ -32,9 +32,9 @@ import Testing
     @Test(arguments: spellings)
     func storageOfEachSpelling(_ spelling: (declaration: String, storage: String)) throws {
         let declaration = try #require(DeclSyntax("\(raw: spelling.declaration)").as(VariableDeclSyntax.self))
-        let peers = try PersistedPropertyMacro.expansion(
-            of: AttributeSyntax("@_PersistedProperty"), providingPeersOf: declaration, in: BasicMacroExpansionContext())
-        #expect(peers.map(\.trimmedDescription) == ["@exclusivity(unchecked) nonisolated(unsafe) private var \(spelling.storage)"])
+        let property = try #require(StoredProperty(persisted: declaration))
+        let storage = ModelMacro.storageDeclaration(for: property)
+        #expect(storage?.trimmedDescription == "@exclusivity(unchecked) nonisolated(unsafe) private var \(spelling.storage)")
         // The accessors are the same as for an annotated property.
         let accessors = try PersistedPropertyMacro.expansion(
             of: AttributeSyntax("@_PersistedProperty"), providingAccessorsOf: declaration, in: BasicMacroExpansionContext())
@@ -62,6 +62,12 @@ import Testing
                 @Stowage._PersistedProperty
                 var created = Date.now
 
+                @exclusivity(unchecked) nonisolated(unsafe) private var _sights = Stowage._$emptyStorage(typedAs: { @MainActor in [Sight]() })
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _count = Stowage._$emptyStorage(typedAs: { @MainActor in 0 })
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _created = Stowage._$emptyStorage(typedAs: { @MainActor in Date.now })
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
                 nonisolated private var _$backingData: Stowage.ModelBackingData {
@@ -79,32 +85,16 @@ import Testing
                 }
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get {
-                        _$backingData
-                    }
-                    set {
-                        _$backingData = newValue
-                    }
+                    get { _$backingData }
+                    set { _$backingData = newValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     Stowage._$nonisolatedMetadata { @MainActor in
                         [
-                            Stowage.Schema.PropertyMetadata(name: "sights", keyPath: \Destination.sights, storage: \Destination._sights, get: {
-                                    $0._sights
-                                }, set: {
-                                    $0._sights = $1
-                                }),
-                            Stowage.Schema.PropertyMetadata(name: "count", keyPath: \Destination.count, storage: \Destination._count, get: {
-                                    $0._count
-                                }, set: {
-                                    $0._count = $1
-                                }, defaultValue: 0),
-                            Stowage.Schema.PropertyMetadata(name: "created", keyPath: \Destination.created, storage: \Destination._created, get: {
-                                    $0._created
-                                }, set: {
-                                    $0._created = $1
-                                })
+                            Stowage.Schema.PropertyMetadata(name: "sights", keyPath: \Destination.sights, storage: \Destination._sights, get: { $0._sights }, set: { $0._sights = $1 }),
+                            Stowage.Schema.PropertyMetadata(name: "count", keyPath: \Destination.count, storage: \Destination._count, get: { $0._count }, set: { $0._count = $1 }, defaultValue: 0),
+                            Stowage.Schema.PropertyMetadata(name: "created", keyPath: \Destination.created, storage: \Destination._created, get: { $0._created }, set: { $0._created = $1 })
                         ]
                     }
                 }
@@ -142,8 +132,7 @@ import Testing
                 }
             }
 
-            extension Destination: nonisolated Stowage.PersistentModel {
-            }
+            extension Destination: nonisolated Stowage.PersistentModel {}
             """#)
     }
 
@@ -231,6 +220,10 @@ import Testing
                 @Stowage._PersistedProperty var color: Color
                 @Stowage._PersistedProperty var accent: Color?
 
+                @exclusivity(unchecked) nonisolated(unsafe) private var _color: Swift.Optional<Color> = nil
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _accent: Swift.Optional<Color?> = nil
+
                 @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
 
                 nonisolated private var _$backingData: Stowage.ModelBackingData {
@@ -248,27 +241,15 @@ import Testing
                 }
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get {
-                        _$backingData
-                    }
-                    set {
-                        _$backingData = newValue
-                    }
+                    get { _$backingData }
+                    set { _$backingData = newValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     Stowage._$nonisolatedMetadata { @MainActor in
                         [
-                            Stowage.Schema.PropertyMetadata(transformable: "color", keyPath: \Palette.color, storage: \Palette._color, get: {
-                                    $0._color
-                                }, set: {
-                                    $0._color = $1
-                                }, metadata: Stowage.Schema.Attribute(.transformable(by: ColorTransformer.self))),
-                            Stowage.Schema.PropertyMetadata(transformable: "accent", keyPath: \Palette.accent, storage: \Palette._accent, get: {
-                                    $0._accent
-                                }, set: {
-                                    $0._accent = $1
-                                }, metadata: Stowage.Schema.Attribute(.transformable(by: "Named")))
+                            Stowage.Schema.PropertyMetadata(transformable: "color", keyPath: \Palette.color, storage: \Palette._color, get: { $0._color }, set: { $0._color = $1 }, metadata: Stowage.Schema.Attribute(.transformable(by: ColorTransformer.self))),
+                            Stowage.Schema.PropertyMetadata(transformable: "accent", keyPath: \Palette.accent, storage: \Palette._accent, get: { $0._accent }, set: { $0._accent = $1 }, metadata: Stowage.Schema.Attribute(.transformable(by: "Named")))
                         ]
                     }
                 }
@@ -303,8 +284,7 @@ import Testing
                 }
             }
 
-            extension Palette: nonisolated Stowage.PersistentModel {
-            }
+            extension Palette: nonisolated Stowage.PersistentModel {}
             """#)
     }
 }
