@@ -3,7 +3,7 @@
 # included) for one file of 40 `@Model` classes × 10 properties, against the same 40 plain classes,
 # each compiled alone with `swift-frontend -c` as SwiftPM compiles a file in a debug build, with the
 # macro plugin as SwiftPM builds it for one (swift-syntax without optimization). Prints the median of
-# several runs and the ratio; with `perf` installed, also the instructions of one run of each.
+# several runs and the ratio.
 #
 #     Benchmarks/macro-cost.sh            # 5 runs each
 #     Benchmarks/macro-cost.sh 3          # 3 runs each
@@ -81,9 +81,3 @@ done
 ratio=$(awk -v a="${result[models]}" -v b="${result[plain]}" 'BEGIN { printf "%.1f", a / b }')
 echo "40 @Model classes × 10 properties: ${result[models]} s of compiler CPU; 40 plain classes: ${result[plain]} s; ${ratio}× (target: at most 10×)"
 
-if command -v perf > /dev/null; then
-    for kind in models plain; do
-        instructions=$(perf stat -x, -e instructions:u -- bash -c "$(declare -f compile); bin='$bin' work='$work' frontend='$frontend' modulemap='$modulemap' compile $kind" 2>&1 >/dev/null | awk -F, '/instructions/ { print $1 }')
-        echo "$kind: $instructions instructions (user space, plugin included)"
-    done
-fi
