@@ -354,7 +354,13 @@ enum IOFaults {
         say("TOTAL cases=\(cases.count)")
         for (index, faultCase) in cases.enumerated() where index >= from {
             say("START \(index) \(faultCase.phase) \(faultCase.mode) \(faultCase.kindsName) \(faultCase.n)")
-            let fields = run(faultCase, store: store, template: template(faultCase.phase), old: before[faultCase.phase]!, new: after[faultCase.phase]!) { _, _ in }
+            var fields = run(faultCase, store: store, template: template(faultCase.phase), old: before[faultCase.phase]!, new: after[faultCase.phase]!) { _, _ in }
+            // The fewest operations of three measurements can still be one more than a run reaches
+            // (the change watcher's polls and busy retries depend on timing; Thread Sanitizer's
+            // slowdown showed it): such a case is run again, so that every point gets its fault.
+            for _ in 0..<2 where Int(fields["injected"] ?? "0") ?? 0 == 0 {
+                fields = run(faultCase, store: store, template: template(faultCase.phase), old: before[faultCase.phase]!, new: after[faultCase.phase]!) { _, _ in }
+            }
             say("CASE \(index) " + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
         }
         say("DONE")
