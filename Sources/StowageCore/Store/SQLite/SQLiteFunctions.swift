@@ -13,7 +13,7 @@ enum SQLiteFunctions {
         addCollation(connection, "localizedStandard") { $0.localizedStandardCompare($1) }
         addCollation(connection, "caseInsensitive") { $0.localizedCaseInsensitiveCompare($1) }
         addCollation(connection, "localized") { $0.localizedCompare($1) }
-        addCollation(connection, "decimal") { DecimalOrder.compare($0, $1) }
+        addDecimalCollation(connection)
         addTest(connection, .contains) { text, other in
             try PredicateExpressions.CollectionContainsCollection(base: PredicateExpressions.Value(text), other: PredicateExpressions.Value(other))
                 .evaluate(PredicateBindings())
@@ -130,6 +130,21 @@ enum SQLiteFunctions {
                 return Int32(compare(lhs, rhs).rawValue)
             },
             { box in box.map { Unmanaged<CollationBox>.fromOpaque($0).release() } })
+    }
+}
+
+extension SQLiteFunctions {
+    /// Registers `decimal`, which compares the stored texts of `Decimal`s as Swift compares the values
+    /// (``DecimalOrder``), on their bytes: no `String` is made for either side.
+    fileprivate static func addDecimalCollation(_ connection: OpaquePointer) {
+        sqlite3_create_collation_v2(
+            connection, "decimal", SQLITE_UTF8, nil,
+            { _, leftCount, left, rightCount, right in
+                Int32(DecimalOrder.compare(
+                    UnsafeRawBufferPointer(start: left, count: Int(leftCount)),
+                    UnsafeRawBufferPointer(start: right, count: Int(rightCount))).rawValue)
+            },
+            nil)
     }
 }
 
