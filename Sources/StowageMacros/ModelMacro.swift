@@ -82,36 +82,31 @@ extension ModelMacro: MemberMacro {
                     }
                 }
                 """)]
-        // The backing data and the registrar are created on first use: every designated initializer runs
-        // stored properties' initial values, so `init(backingData:)` (how the store creates each fetched
-        // model) would allocate a backing data only to replace it, and a registrar that a model nobody
-        // observes never uses.
-        return properties.compactMap(storageDeclaration) + [
-            "@exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil",
+        // The backing data lives in the model: a fetched row is one object. A class that may have model
+        // subclasses shares it with them (`final`, internal). The registrar is created on first use: a
+        // model nobody observes never uses one.
+        let storageAccess = isFinal ? "private" : "final"
+        // The identity map does not retain models: a released one leaves it from its deinitializer, this
+        // one or, when the class declares its own, that one (see `ModelDeinitMacro`).
+        let declaresDeinit = classDecl.memberBlock.members.contains { $0.decl.is(DeinitializerDeclSyntax.self) }
+        let deinitializer: [DeclSyntax] = declaresDeinit ? [] : [
             """
-            nonisolated\(raw: isFinal ? " private" : "") var _$backingData: Stowage.ModelBackingData {
-                get {
-                    if let data = _$backingDataStorage {
-                        return data
-                    }
-                    let data = Stowage.ModelBackingData()
-                    _$backingDataStorage = data
-                    return data
-                }
-                set {
-                    _$backingDataStorage = newValue
-                }
+            deinit {
+                _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
             }
             """,
+        ]
+        return properties.compactMap(storageDeclaration) + [
+            "@exclusivity(unchecked) nonisolated(unsafe) \(raw: storageAccess) var _$backingDataStorage = Stowage.ModelBackingData.Storage()",
             """
-            nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                get { _$backingData }
-                set { _$backingData = newValue }
+            nonisolated public\(raw: isFinal ? "" : " final") var persistentBackingData: Stowage.ModelBackingData {
+                get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                set { _$backingDataStorage = newValue.storageValue }
             }
             """,
         ] + metadata + [
             """
-            nonisolated public \(raw: isFinal ? "" : "required ")init(backingData: Stowage.ModelBackingData) {
+            nonisolated public \(raw: isFinal ? "" : "required ")init(backingData: Stowage.ModelBackingData.Storage) {
                 self._$backingDataStorage = backingData\(raw: storages.map { "\n    self.\($0) = nil" }.joined())
             }
             """,
@@ -138,7 +133,7 @@ extension ModelMacro: MemberMacro {
                 return registrar
             }
             """,
-        ]
+        ] + deinitializer
     }
 
     /// The storage of a persisted property, `_name`, declared here rather than by `@_PersistedProperty`
@@ -189,7 +184,7 @@ extension ModelMacro: MemberMacro {
                 }
                 """),
             DeclSyntax(stringLiteral: """
-                nonisolated public required init(backingData: Stowage.ModelBackingData) {
+                nonisolated public required init(backingData: Stowage.ModelBackingData.Storage) {
                     \(storages.map { "self.\($0) = nil\n    " }.joined())super.init(backingData: backingData)
                 }
                 """),
@@ -305,11 +300,36 @@ extension ModelMacro: MemberAttributeMacro {
         of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
         providingAttributesFor member: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [AttributeSyntax] {
+        if declaration.is(ClassDeclSyntax.self), member.is(DeinitializerDeclSyntax.self), !member.hasModelDeinitAttribute {
+            return ["@Stowage._ModelDeinit"]
+        }
         guard declaration.is(ClassDeclSyntax.self), let variable = member.as(VariableDeclSyntax.self),
               !variable.hasAttribute("_PersistedProperty"),
               let property = StoredProperty(persisted: variable), property.problem() == nil
         else { return [] }
         return ["@Stowage._PersistedProperty"]
+    }
+}
+
+/// `@_ModelDeinit`: what `@Model` puts on a deinitializer the class declares. The identity map does not
+/// retain models, so a released model must leave it: `@Model` generates a deinitializer doing that, and a
+/// class that has its own gets the same call put first in it.
+public enum ModelDeinitMacro: BodyMacro {
+    public static func expansion(
+        of node: AttributeSyntax, providingBodyFor declaration: some DeclSyntaxProtocol & WithOptionalCodeBlockSyntax,
+        in context: some MacroExpansionContext
+    ) throws -> [CodeBlockItemSyntax] {
+        let statements = declaration.body?.statements.map { $0 } ?? []
+        return ["_$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))"] + statements
+    }
+}
+
+extension DeclSyntaxProtocol {
+    fileprivate var hasModelDeinitAttribute: Bool {
+        guard let deinitializer = self.as(DeinitializerDeclSyntax.self) else { return false }
+        return deinitializer.attributes.contains {
+            $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription.hasSuffix("_ModelDeinit") == true
+        }
     }
 }
 
@@ -353,20 +373,20 @@ extension PersistedPropertyMacro: AccessorMacro {
             """,
             """
             get {
-                _$backingData._$noteRead()
+                _$backingDataStorage._$noteRead()
                 _$observationRegistrar.access(self, keyPath: \\.\(raw: name))
                 if let value = _\(raw: name) {
                     return value
                 }
-                return _$backingData.load(self, \\._\(raw: name))
+                return persistentBackingData.load(self, \\._\(raw: name))
             }
             """,
             """
             set {
-                if _$backingData._$tracksWrites(of: newValue) {
-                    _$backingData.willSet(self, \\._\(raw: name), to: newValue)
+                if _$backingDataStorage._$tracksWrites(of: newValue) {
+                    persistentBackingData.willSet(self, \\._\(raw: name), to: newValue)
                 }
-                if _$backingData._$isObserved {
+                if _$backingDataStorage._$isObserved {
                     _$observationRegistrar.withMutation(of: self, keyPath: \\.\(raw: name)) {
                         _\(raw: name) = newValue
                     }

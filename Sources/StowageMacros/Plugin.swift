@@ -7,6 +7,7 @@ struct StowageMacrosPlugin: CompilerPlugin {
         ModelMacro.self,
         ModelActorMacro.self,
         PersistedPropertyMacro.self,
+        ModelDeinitMacro.self,
         AttributeMacro.self,
         RelationshipMacro.self,
         TransientMacro.self,

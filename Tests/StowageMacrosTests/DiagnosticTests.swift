@@ -28,7 +28,7 @@ import Testing
                     }
                 }
 
-                nonisolated public required init(backingData: Stowage.ModelBackingData) {
+                nonisolated public required init(backingData: Stowage.ModelBackingData.Storage) {
                     super.init(backingData: backingData)
                 }
 
@@ -138,25 +138,11 @@ import Testing
                 let name: String
                 private let secret: String
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
-
-                nonisolated private var _$backingData: Stowage.ModelBackingData {
-                    get {
-                        if let data = _$backingDataStorage {
-                            return data
-                        }
-                        let data = Stowage.ModelBackingData()
-                        _$backingDataStorage = data
-                        return data
-                    }
-                    set {
-                        _$backingDataStorage = newValue
-                    }
-                }
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get { _$backingData }
-                    set { _$backingData = newValue }
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -165,7 +151,7 @@ import Testing
                     }
                 }
 
-                nonisolated public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
                     self._$backingDataStorage = backingData
                 }
 
@@ -184,6 +170,10 @@ import Testing
                     let registrar = Observation.ObservationRegistrar()
                     _$observationRegistrarStorage = registrar
                     return registrar
+                }
+
+                deinit {
+                    _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
                 }
             }
 
@@ -228,25 +218,11 @@ import Testing
                 var point = (1, 2)
                 var tags = [String]()
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
-
-                nonisolated private var _$backingData: Stowage.ModelBackingData {
-                    get {
-                        if let data = _$backingDataStorage {
-                            return data
-                        }
-                        let data = Stowage.ModelBackingData()
-                        _$backingDataStorage = data
-                        return data
-                    }
-                    set {
-                        _$backingDataStorage = newValue
-                    }
-                }
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get { _$backingData }
-                    set { _$backingData = newValue }
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -255,7 +231,7 @@ import Testing
                     }
                 }
 
-                nonisolated public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
                     self._$backingDataStorage = backingData
                 }
 
@@ -274,6 +250,10 @@ import Testing
                     let registrar = Observation.ObservationRegistrar()
                     _$observationRegistrarStorage = registrar
                     return registrar
+                }
+
+                deinit {
+                    _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
                 }
             }
 
@@ -336,25 +316,11 @@ import Testing
                 var info: [String: Any] = [:]
                 var opaque: some Codable
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
-
-                nonisolated private var _$backingData: Stowage.ModelBackingData {
-                    get {
-                        if let data = _$backingDataStorage {
-                            return data
-                        }
-                        let data = Stowage.ModelBackingData()
-                        _$backingDataStorage = data
-                        return data
-                    }
-                    set {
-                        _$backingDataStorage = newValue
-                    }
-                }
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get { _$backingData }
-                    set { _$backingData = newValue }
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -363,7 +329,7 @@ import Testing
                     }
                 }
 
-                nonisolated public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
                     self._$backingDataStorage = backingData
                 }
 
@@ -382,6 +348,10 @@ import Testing
                     let registrar = Observation.ObservationRegistrar()
                     _$observationRegistrarStorage = registrar
                     return registrar
+                }
+
+                deinit {
+                    _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
                 }
             }
 
@@ -450,25 +420,11 @@ import Testing
                 }
                 lazy var summary: String = "\(name)"
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
-
-                nonisolated private var _$backingData: Stowage.ModelBackingData {
-                    get {
-                        if let data = _$backingDataStorage {
-                            return data
-                        }
-                        let data = Stowage.ModelBackingData()
-                        _$backingDataStorage = data
-                        return data
-                    }
-                    set {
-                        _$backingDataStorage = newValue
-                    }
-                }
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get { _$backingData }
-                    set { _$backingData = newValue }
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -477,7 +433,7 @@ import Testing
                     }
                 }
 
-                nonisolated public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
                     self._$backingDataStorage = backingData
                 }
 
@@ -496,6 +452,10 @@ import Testing
                     let registrar = Observation.ObservationRegistrar()
                     _$observationRegistrarStorage = registrar
                     return registrar
+                }
+
+                deinit {
+                    _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
                 }
             }
 
@@ -532,25 +492,11 @@ import Testing
             final class Point {
                 var x, y: Double
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
-
-                nonisolated private var _$backingData: Stowage.ModelBackingData {
-                    get {
-                        if let data = _$backingDataStorage {
-                            return data
-                        }
-                        let data = Stowage.ModelBackingData()
-                        _$backingDataStorage = data
-                        return data
-                    }
-                    set {
-                        _$backingDataStorage = newValue
-                    }
-                }
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get { _$backingData }
-                    set { _$backingData = newValue }
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -559,7 +505,7 @@ import Testing
                     }
                 }
 
-                nonisolated public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
                     self._$backingDataStorage = backingData
                 }
 
@@ -578,6 +524,10 @@ import Testing
                     let registrar = Observation.ObservationRegistrar()
                     _$observationRegistrarStorage = registrar
                     return registrar
+                }
+
+                deinit {
+                    _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
                 }
             }
 
@@ -606,25 +556,11 @@ import Testing
                 var note: String?
                 var flag: Bool = false
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
-
-                nonisolated private var _$backingData: Stowage.ModelBackingData {
-                    get {
-                        if let data = _$backingDataStorage {
-                            return data
-                        }
-                        let data = Stowage.ModelBackingData()
-                        _$backingDataStorage = data
-                        return data
-                    }
-                    set {
-                        _$backingDataStorage = newValue
-                    }
-                }
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get { _$backingData }
-                    set { _$backingData = newValue }
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -633,7 +569,7 @@ import Testing
                     }
                 }
 
-                nonisolated public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
                     self._$backingDataStorage = backingData
                 }
 
@@ -652,6 +588,10 @@ import Testing
                     let registrar = Observation.ObservationRegistrar()
                     _$observationRegistrarStorage = registrar
                     return registrar
+                }
+
+                deinit {
+                    _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
                 }
             }
 
@@ -689,25 +629,11 @@ import Testing
                 var note: String
                 var budget: Budget
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
-
-                nonisolated private var _$backingData: Stowage.ModelBackingData {
-                    get {
-                        if let data = _$backingDataStorage {
-                            return data
-                        }
-                        let data = Stowage.ModelBackingData()
-                        _$backingDataStorage = data
-                        return data
-                    }
-                    set {
-                        _$backingDataStorage = newValue
-                    }
-                }
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get { _$backingData }
-                    set { _$backingData = newValue }
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -716,7 +642,7 @@ import Testing
                     }
                 }
 
-                nonisolated public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
                     self._$backingDataStorage = backingData
                 }
 
@@ -735,6 +661,10 @@ import Testing
                     let registrar = Observation.ObservationRegistrar()
                     _$observationRegistrarStorage = registrar
                     return registrar
+                }
+
+                deinit {
+                    _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
                 }
             }
 

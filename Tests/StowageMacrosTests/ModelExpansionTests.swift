@@ -35,25 +35,11 @@ import Testing
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _limit: Swift.Optional<Double> = nil
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
-
-                nonisolated private var _$backingData: Stowage.ModelBackingData {
-                    get {
-                        if let data = _$backingDataStorage {
-                            return data
-                        }
-                        let data = Stowage.ModelBackingData()
-                        _$backingDataStorage = data
-                        return data
-                    }
-                    set {
-                        _$backingDataStorage = newValue
-                    }
-                }
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get { _$backingData }
-                    set { _$backingData = newValue }
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -65,7 +51,7 @@ import Testing
                     }
                 }
 
-                nonisolated public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
                     self._$backingDataStorage = backingData
                     self._name = nil
                     self._limit = nil
@@ -92,6 +78,10 @@ import Testing
                     let registrar = Observation.ObservationRegistrar()
                     _$observationRegistrarStorage = registrar
                     return registrar
+                }
+
+                deinit {
+                    _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
                 }
             }
 
@@ -152,25 +142,11 @@ import Testing
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _created: Swift.Optional<Date> = nil
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
-
-                nonisolated private var _$backingData: Stowage.ModelBackingData {
-                    get {
-                        if let data = _$backingDataStorage {
-                            return data
-                        }
-                        let data = Stowage.ModelBackingData()
-                        _$backingDataStorage = data
-                        return data
-                    }
-                    set {
-                        _$backingDataStorage = newValue
-                    }
-                }
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get { _$backingData }
-                    set { _$backingData = newValue }
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -187,7 +163,7 @@ import Testing
                     }
                 }
 
-                nonisolated public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
                     self._$backingDataStorage = backingData
                     self._note = nil
                     self._amount = nil
@@ -230,6 +206,10 @@ import Testing
                     _$observationRegistrarStorage = registrar
                     return registrar
                 }
+
+                deinit {
+                    _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
+                }
             }
 
             extension Transaction: nonisolated Stowage.PersistentModel {}
@@ -268,25 +248,11 @@ import Testing
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _caption: Swift.Optional<String> = nil
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
-
-                nonisolated private var _$backingData: Stowage.ModelBackingData {
-                    get {
-                        if let data = _$backingDataStorage {
-                            return data
-                        }
-                        let data = Stowage.ModelBackingData()
-                        _$backingDataStorage = data
-                        return data
-                    }
-                    set {
-                        _$backingDataStorage = newValue
-                    }
-                }
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get { _$backingData }
-                    set { _$backingData = newValue }
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -299,7 +265,7 @@ import Testing
                     }
                 }
 
-                nonisolated public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
                     self._$backingDataStorage = backingData
                     self._slug = nil
                     self._image = nil
@@ -329,6 +295,10 @@ import Testing
                     let registrar = Observation.ObservationRegistrar()
                     _$observationRegistrarStorage = registrar
                     return registrar
+                }
+
+                deinit {
+                    _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
                 }
             }
 
@@ -376,25 +346,11 @@ import Testing
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _owner: Swift.Optional<Person?> = nil
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
-
-                nonisolated private var _$backingData: Stowage.ModelBackingData {
-                    get {
-                        if let data = _$backingDataStorage {
-                            return data
-                        }
-                        let data = Stowage.ModelBackingData()
-                        _$backingDataStorage = data
-                        return data
-                    }
-                    set {
-                        _$backingDataStorage = newValue
-                    }
-                }
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get { _$backingData }
-                    set { _$backingData = newValue }
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -408,7 +364,7 @@ import Testing
                     }
                 }
 
-                nonisolated public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
                     self._$backingDataStorage = backingData
                     self._name = nil
                     self._transactions = nil
@@ -441,6 +397,10 @@ import Testing
                     let registrar = Observation.ObservationRegistrar()
                     _$observationRegistrarStorage = registrar
                     return registrar
+                }
+
+                deinit {
+                    _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
                 }
             }
 
@@ -491,25 +451,11 @@ import Testing
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _limit: Swift.Optional<Double> = nil
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
-
-                nonisolated private var _$backingData: Stowage.ModelBackingData {
-                    get {
-                        if let data = _$backingDataStorage {
-                            return data
-                        }
-                        let data = Stowage.ModelBackingData()
-                        _$backingDataStorage = data
-                        return data
-                    }
-                    set {
-                        _$backingDataStorage = newValue
-                    }
-                }
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get { _$backingData }
-                    set { _$backingData = newValue }
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -520,7 +466,7 @@ import Testing
                     }
                 }
 
-                nonisolated public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
                     self._$backingDataStorage = backingData
                     self._limit = nil
                 }
@@ -544,6 +490,10 @@ import Testing
                     let registrar = Observation.ObservationRegistrar()
                     _$observationRegistrarStorage = registrar
                     return registrar
+                }
+
+                deinit {
+                    _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
                 }
             }
 
@@ -579,25 +529,11 @@ import Testing
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _balance: Swift.Optional<Decimal> = nil
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
-
-                nonisolated private var _$backingData: Stowage.ModelBackingData {
-                    get {
-                        if let data = _$backingDataStorage {
-                            return data
-                        }
-                        let data = Stowage.ModelBackingData()
-                        _$backingDataStorage = data
-                        return data
-                    }
-                    set {
-                        _$backingDataStorage = newValue
-                    }
-                }
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get { _$backingData }
-                    set { _$backingData = newValue }
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -609,7 +545,7 @@ import Testing
                     }
                 }
 
-                nonisolated public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
                     self._$backingDataStorage = backingData
                     self._id = nil
                     self._balance = nil
@@ -636,6 +572,10 @@ import Testing
                     let registrar = Observation.ObservationRegistrar()
                     _$observationRegistrarStorage = registrar
                     return registrar
+                }
+
+                deinit {
+                    _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
                 }
             }
 
@@ -666,25 +606,11 @@ import Testing
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _name: Swift.Optional<String> = nil
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
+                @exclusivity(unchecked) nonisolated(unsafe) final var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
-                nonisolated var _$backingData: Stowage.ModelBackingData {
-                    get {
-                        if let data = _$backingDataStorage {
-                            return data
-                        }
-                        let data = Stowage.ModelBackingData()
-                        _$backingDataStorage = data
-                        return data
-                    }
-                    set {
-                        _$backingDataStorage = newValue
-                    }
-                }
-
-                nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get { _$backingData }
-                    set { _$backingData = newValue }
+                nonisolated public final var persistentBackingData: Stowage.ModelBackingData {
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
                 }
 
                 nonisolated public class func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -699,7 +625,7 @@ import Testing
                     }
                 }
 
-                nonisolated public required init(backingData: Stowage.ModelBackingData) {
+                nonisolated public required init(backingData: Stowage.ModelBackingData.Storage) {
                     self._$backingDataStorage = backingData
                     self._name = nil
                 }
@@ -723,6 +649,10 @@ import Testing
                     let registrar = Observation.ObservationRegistrar()
                     _$observationRegistrarStorage = registrar
                     return registrar
+                }
+
+                deinit {
+                    _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
                 }
             }
 
@@ -771,7 +701,7 @@ import Testing
                     }
                 }
 
-                nonisolated public required init(backingData: Stowage.ModelBackingData) {
+                nonisolated public required init(backingData: Stowage.ModelBackingData.Storage) {
                     self._perdiem = nil
                     super.init(backingData: backingData)
                 }
@@ -831,25 +761,11 @@ import Testing
 
                     @exclusivity(unchecked) nonisolated(unsafe) private var _transactions: Swift.Optional<[Transaction]> = nil
 
-                    @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
-
-                    nonisolated private var _$backingData: Stowage.ModelBackingData {
-                        get {
-                            if let data = _$backingDataStorage {
-                                return data
-                            }
-                            let data = Stowage.ModelBackingData()
-                            _$backingDataStorage = data
-                            return data
-                        }
-                        set {
-                            _$backingDataStorage = newValue
-                        }
-                    }
+                    @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
                     nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                        get { _$backingData }
-                        set { _$backingData = newValue }
+                        get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                        set { _$backingDataStorage = newValue.storageValue }
                     }
 
                     nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -862,7 +778,7 @@ import Testing
                         }
                     }
 
-                    nonisolated public init(backingData: Stowage.ModelBackingData) {
+                    nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
                         self._$backingDataStorage = backingData
                         self._name = nil
                         self._limit = nil
@@ -893,6 +809,10 @@ import Testing
                         _$observationRegistrarStorage = registrar
                         return registrar
                     }
+
+                    deinit {
+                        _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
+                    }
                 }
             }
 
@@ -912,25 +832,11 @@ import Testing
             final class Marker {
                 init() {}
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
-
-                nonisolated private var _$backingData: Stowage.ModelBackingData {
-                    get {
-                        if let data = _$backingDataStorage {
-                            return data
-                        }
-                        let data = Stowage.ModelBackingData()
-                        _$backingDataStorage = data
-                        return data
-                    }
-                    set {
-                        _$backingDataStorage = newValue
-                    }
-                }
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get { _$backingData }
-                    set { _$backingData = newValue }
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -939,7 +845,7 @@ import Testing
                     }
                 }
 
-                nonisolated public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
                     self._$backingDataStorage = backingData
                 }
 
@@ -958,6 +864,10 @@ import Testing
                     let registrar = Observation.ObservationRegistrar()
                     _$observationRegistrarStorage = registrar
                     return registrar
+                }
+
+                deinit {
+                    _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
                 }
             }
 
@@ -1045,18 +955,18 @@ import Testing
                     _name = initialValue
                 }
                 get {
-                    _$backingData._$noteRead()
+                    _$backingDataStorage._$noteRead()
                     _$observationRegistrar.access(self, keyPath: \.name)
                     if let value = _name {
                         return value
                     }
-                    return _$backingData.load(self, \._name)
+                    return persistentBackingData.load(self, \._name)
                 }
                 set {
-                    if _$backingData._$tracksWrites(of: newValue) {
-                        _$backingData.willSet(self, \._name, to: newValue)
+                    if _$backingDataStorage._$tracksWrites(of: newValue) {
+                        persistentBackingData.willSet(self, \._name, to: newValue)
                     }
-                    if _$backingData._$isObserved {
+                    if _$backingDataStorage._$isObserved {
                         _$observationRegistrar.withMutation(of: self, keyPath: \.name) {
                             _name = newValue
                         }
@@ -1085,18 +995,18 @@ import Testing
                     _hasReceipt = initialValue
                 }
                 get {
-                    _$backingData._$noteRead()
+                    _$backingDataStorage._$noteRead()
                     _$observationRegistrar.access(self, keyPath: \.hasReceipt)
                     if let value = _hasReceipt {
                         return value
                     }
-                    return _$backingData.load(self, \._hasReceipt)
+                    return persistentBackingData.load(self, \._hasReceipt)
                 }
                 set {
-                    if _$backingData._$tracksWrites(of: newValue) {
-                        _$backingData.willSet(self, \._hasReceipt, to: newValue)
+                    if _$backingDataStorage._$tracksWrites(of: newValue) {
+                        persistentBackingData.willSet(self, \._hasReceipt, to: newValue)
                     }
-                    if _$backingData._$isObserved {
+                    if _$backingDataStorage._$isObserved {
                         _$observationRegistrar.withMutation(of: self, keyPath: \.hasReceipt) {
                             _hasReceipt = newValue
                         }
@@ -1125,18 +1035,18 @@ import Testing
                     _budget = initialValue
                 }
                 get {
-                    _$backingData._$noteRead()
+                    _$backingDataStorage._$noteRead()
                     _$observationRegistrar.access(self, keyPath: \.budget)
                     if let value = _budget {
                         return value
                     }
-                    return _$backingData.load(self, \._budget)
+                    return persistentBackingData.load(self, \._budget)
                 }
                 set {
-                    if _$backingData._$tracksWrites(of: newValue) {
-                        _$backingData.willSet(self, \._budget, to: newValue)
+                    if _$backingDataStorage._$tracksWrites(of: newValue) {
+                        persistentBackingData.willSet(self, \._budget, to: newValue)
                     }
-                    if _$backingData._$isObserved {
+                    if _$backingDataStorage._$isObserved {
                         _$observationRegistrar.withMutation(of: self, keyPath: \.budget) {
                             _budget = newValue
                         }
@@ -1165,18 +1075,18 @@ import Testing
                     _balance = initialValue
                 }
                 get {
-                    _$backingData._$noteRead()
+                    _$backingDataStorage._$noteRead()
                     _$observationRegistrar.access(self, keyPath: \.balance)
                     if let value = _balance {
                         return value
                     }
-                    return _$backingData.load(self, \._balance)
+                    return persistentBackingData.load(self, \._balance)
                 }
                 set {
-                    if _$backingData._$tracksWrites(of: newValue) {
-                        _$backingData.willSet(self, \._balance, to: newValue)
+                    if _$backingDataStorage._$tracksWrites(of: newValue) {
+                        persistentBackingData.willSet(self, \._balance, to: newValue)
                     }
-                    if _$backingData._$isObserved {
+                    if _$backingDataStorage._$isObserved {
                         _$observationRegistrar.withMutation(of: self, keyPath: \.balance) {
                             _balance = newValue
                         }

@@ -68,25 +68,11 @@ import Testing
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _created = Stowage._$emptyStorage(typedAs: { @MainActor in Date.now })
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
-
-                nonisolated private var _$backingData: Stowage.ModelBackingData {
-                    get {
-                        if let data = _$backingDataStorage {
-                            return data
-                        }
-                        let data = Stowage.ModelBackingData()
-                        _$backingDataStorage = data
-                        return data
-                    }
-                    set {
-                        _$backingDataStorage = newValue
-                    }
-                }
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get { _$backingData }
-                    set { _$backingData = newValue }
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -99,7 +85,7 @@ import Testing
                     }
                 }
 
-                nonisolated public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
                     self._$backingDataStorage = backingData
                     self._sights = nil
                     self._count = nil
@@ -129,6 +115,10 @@ import Testing
                     let registrar = Observation.ObservationRegistrar()
                     _$observationRegistrarStorage = registrar
                     return registrar
+                }
+
+                deinit {
+                    _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
                 }
             }
 
@@ -224,25 +214,11 @@ import Testing
 
                 @exclusivity(unchecked) nonisolated(unsafe) private var _accent: Swift.Optional<Color?> = nil
 
-                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage: Stowage.ModelBackingData? = nil
-
-                nonisolated private var _$backingData: Stowage.ModelBackingData {
-                    get {
-                        if let data = _$backingDataStorage {
-                            return data
-                        }
-                        let data = Stowage.ModelBackingData()
-                        _$backingDataStorage = data
-                        return data
-                    }
-                    set {
-                        _$backingDataStorage = newValue
-                    }
-                }
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
 
                 nonisolated public var persistentBackingData: Stowage.ModelBackingData {
-                    get { _$backingData }
-                    set { _$backingData = newValue }
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
                 }
 
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
@@ -254,7 +230,7 @@ import Testing
                     }
                 }
 
-                nonisolated public init(backingData: Stowage.ModelBackingData) {
+                nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
                     self._$backingDataStorage = backingData
                     self._color = nil
                     self._accent = nil
@@ -281,6 +257,10 @@ import Testing
                     let registrar = Observation.ObservationRegistrar()
                     _$observationRegistrarStorage = registrar
                     return registrar
+                }
+
+                deinit {
+                    _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
                 }
             }
 

@@ -21,15 +21,15 @@ import Testing
             switch generator.next() % 4 {
             case 0, 1:
                 let model = Int(generator.next() % UInt64(models.count))
-                map.insert(RegisteredModel(model: models[model], data: models[model].persistentBackingData), for: key(packed))
+                map.insert(RegisteredModel(model: models[model]), for: key(packed))
                 reference[packed] = model
             case 2:
                 map.removeValue(forKey: key(packed))
                 reference[packed] = nil
             default:
-                // Removal only when the entry belongs to the given backing data.
+                // Removal only when the entry is the given model's.
                 let model = Int(generator.next() % UInt64(models.count))
-                map.removeValue(forKey: key(packed), ifBackedBy: models[model].persistentBackingData)
+                map.removeValue(forKey: key(packed), ifRegistered: ObjectIdentifier(models[model]))
                 if reference[packed] == model { reference[packed] = nil }
             }
             if step % 1_000 == 0 || step == 19_999 {
@@ -59,7 +59,7 @@ import Testing
             let map = IdentityMap()
             for (index, key) in keys.enumerated() {
                 let model = models[index % models.count]
-                map.insert(RegisteredModel(model: model, data: model.persistentBackingData), for: key)
+                map.insert(RegisteredModel(model: model), for: key)
             }
             #expect(map.count == keys.count)
             var removed = Set<Int>()

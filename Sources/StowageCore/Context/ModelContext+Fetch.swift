@@ -209,12 +209,12 @@ extension ModelContext {
             return model
         }
         // No such row here: a model that reports itself deleted, as SwiftData returns for a stale identifier.
-        let data = ModelBackingData()
-        data.entity = entity
-        data.key = persistentModelID.key
-        data.storeIdentifier = persistentModelID.storeIdentifier
-        data.state = .removed
-        return entity.modelType.init(backingData: data)
+        var state = ModelBackingData.Storage()
+        state.entity = entity
+        state.key = persistentModelID.key
+        state.storeIdentifier = persistentModelID.storeIdentifier
+        state.state = .removed
+        return entity.modelType.init(backingData: state)
     }
 
     /// Returns the model with an identifier if the context holds it, without touching the store.

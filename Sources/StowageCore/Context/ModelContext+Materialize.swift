@@ -16,6 +16,8 @@ struct RowLayout {
     let columns: [Int32]
     /// The identifier of the entity's store, which every model made from these rows carries.
     let storeIdentifier: String
+    /// Each to-one relationship read, as (property index, column): the foreign keys follow the attributes.
+    let foreignKeyColumns: [(index: Int, column: Int)]
 
     /// For an entity of a class hierarchy: the column naming each row's entity, and how the row fills a
     /// model of each entity the query can return (`nil` otherwise).
@@ -34,6 +36,9 @@ struct RowLayout {
         entity = query.entity
         attributes = query.attributes
         foreignKeys = query.foreignKeys
+        foreignKeyColumns = query.foreignKeys.enumerated().map { (offset, relationship) in
+            (relationship.index, query.attributes.count + offset)
+        }
         self.storeIdentifier = storeIdentifier
         if let entityColumn = query.entityColumnIndex {
             var members: [String: Member] = [:]
@@ -123,25 +128,25 @@ extension ModelContext {
         if let hierarchy = layout.hierarchy {
             return try materialize(row, layout, hierarchy: hierarchy, key: key)
         }
-        let (model, data) = try newModel(entity, from: row, columns: layout.columns, storeIdentifier: layout.storeIdentifier)
-        if !layout.foreignKeys.isEmpty {
-            let first = layout.attributes.count
-            for (offset, relationship) in layout.foreignKeys.enumerated() {
-                if let key = row.integer(at: first + offset) { data.foreignKeys[relationship.index] = key }
-            }
-        }
-        registered.insert(RegisteredModel(model: model, data: data), for: key)
+        let model = try newModel(
+            entity, from: row, columns: layout.columns, foreignKeys: layout.foreignKeyColumns, storeIdentifier: layout.storeIdentifier)
+        registered.insert(RegisteredModel(model: model), for: key)
         return model
     }
 
     /// A new model of `entity` filled from `row`, whose `columns` hold its properties (by property
-    /// index, -1 for none), not registered yet.
+    /// index, -1 for none) and `foreignKeys` the foreign keys of its to-one relationships, not registered
+    /// yet.
     @inline(__always)
     private func newModel(
-        _ entity: Schema.Entity, from row: StoreRow, columns: [Int32], storeIdentifier: String
-    ) throws -> (any PersistentModel, ModelBackingData) {
-        let data = ModelBackingData(link: link, entity: entity, primaryKey: row.primaryKey, storeIdentifier: storeIdentifier)
-        let model = entity.modelType.init(backingData: data)
+        _ entity: Schema.Entity, from row: StoreRow, columns: [Int32], foreignKeys: [(index: Int, column: Int)],
+        storeIdentifier: String
+    ) throws -> any PersistentModel {
+        var state = ModelBackingData.Storage(link: link, entity: entity, primaryKey: row.primaryKey, storeIdentifier: storeIdentifier)
+        for (index, column) in foreignKeys {
+            if let key = row.integer(at: column) { state.foreignKeys[index] = key }
+        }
+        let model = entity.modelType.init(backingData: state)
         do {
             try columns.withUnsafeBufferPointer { columns in
                 var reader = ModelRowReader(row: row, columns: columns.baseAddress!, entity: entity)
@@ -151,7 +156,7 @@ extension ModelContext {
             error.entityName = entity.name
             throw error
         }
-        return (model, data)
+        return model
     }
 
     /// A new model for a row of a class hierarchy's table, of the class its `_entity` column names.
@@ -165,11 +170,9 @@ extension ModelContext {
                 "The row \(layout.entity.tableName)/p\(row.primaryKey) is a \(name) and the schema has no such subclass of \(layout.entity.name): add its model class to the container's schema.",
                 entityName: layout.entity.name)
         }
-        let (model, data) = try newModel(member.entity, from: row, columns: member.columns, storeIdentifier: layout.storeIdentifier)
-        for (index, column) in member.foreignKeys {
-            if let key = row.integer(at: column) { data.foreignKeys[index] = key }
-        }
-        registered.insert(RegisteredModel(model: model, data: data), for: key)
+        let model = try newModel(
+            member.entity, from: row, columns: member.columns, foreignKeys: member.foreignKeys, storeIdentifier: layout.storeIdentifier)
+        registered.insert(RegisteredModel(model: model), for: key)
         return model
     }
 

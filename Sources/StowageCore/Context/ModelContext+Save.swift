@@ -117,7 +117,7 @@ extension ModelContext {
                 staleUpserts[insert.entity, default: []].append(pk)
                 data.state = .removed
             } else {
-                registered.insert(RegisteredModel(model: model, data: data), for: key)
+                registered.insert(RegisteredModel(model: model), for: key)
             }
         }
         // Foreign keys as now stored, once every inserted model has its primary key.

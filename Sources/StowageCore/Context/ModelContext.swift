@@ -374,7 +374,7 @@ public final class ModelContext {
     private func removeDeletedElsewhere(_ data: ModelBackingData) {
         data.state = .removed
         if let entity = data.entity, case .row(let pk)? = data.key {
-            registered.removeValue(forKey: RowKey(entity: entity, primaryKey: pk), ifBackedBy: data)
+            registered.removeValue(forKey: RowKey(entity: entity, primaryKey: pk), ifRegistered: data.modelIdentifier)
         }
     }
 

@@ -14,10 +14,10 @@ final class KeyPathProbe {
     static func resolve(_ keyPath: AnyKeyPath, entity: Schema.Entity) -> ([Schema.Relationship], Schema.Attribute)? {
         guard isProbeable(entity, visited: []) else { return nil }
         let probe = KeyPathProbe()
-        let data = ModelBackingData()
-        data.entity = entity
-        data.probe = probe
-        let root = entity.modelType.init(backingData: data)
+        var state = ModelBackingData.Storage()
+        state.entity = entity
+        state.probe = probe
+        let root = entity.modelType.init(backingData: state)
         guard let result = root[keyPath: keyPath], !probe.failed, let attribute = probe.attribute, !probe.relationships.isEmpty,
               let expected = attribute.accessor.probeValue,
               let produced = try? attribute.accessor.encode(constant: unwrapOptional(result) as Any),
@@ -53,7 +53,7 @@ final class KeyPathProbe {
         if let relationship = property as? Schema.Relationship {
             guard relationship.isToOneRelationship, let destination = relationship.destinationEntity else { return fail(Value.self) }
             relationships.append(relationship)
-            let next = ModelBackingData()
+            var next = ModelBackingData.Storage()
             next.entity = destination
             next.probe = self
             func make<M: PersistentModel>(_ type: M.Type) -> Any { M(backingData: next) as M? as Any }

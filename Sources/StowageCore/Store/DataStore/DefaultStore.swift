@@ -116,7 +116,7 @@ package struct ContainerBackedStore {
         var created: [PersistentIdentifier: any PersistentModel] = [:]
         for snapshot in request.inserted {
             let entity = try entity(named: snapshot.persistentIdentifier.entityName)
-            let model = entity.modelType.init(backingData: ModelBackingData())
+            let model = entity.modelType.init(backingData: ModelBackingData.Storage())
             try assignAttributes(of: snapshot, to: model, entity, tracked: false)
             // Its initializer did not run: relationships start empty, and are set once every model exists.
             for relationship in entity.relationshipList { relationship.accessor?.load([], into: model) }
