@@ -11,7 +11,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 if [ -d /opt/swift/usr/bin ]; then export PATH="/opt/swift/usr/bin:$PATH"; fi
 
-filter="ReliabilityTests|ResultsObserver|ModelActorTests|IsolationTests|ProcessesTests|WriteTurnTests|ObservationTests|StowageQueriesTests|SaveNotificationTests|HistoryTests|DocumentationConcurrency|DocumentationLive"
+filter="ReliabilityTests|ModelReleaseTests|ContextLifetimeTests|ResultsObserver|ModelActorTests|IsolationTests|ProcessesTests|WriteTurnTests|ObservationTests|StowageQueriesTests|SaveNotificationTests|HistoryTests|DocumentationConcurrency|DocumentationLive"
 start=$SECONDS
 log=$(mktemp)
 status=0

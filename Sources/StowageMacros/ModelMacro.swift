@@ -57,7 +57,9 @@ extension ModelMacro: MemberMacro {
             return properties.compactMap(storageDeclaration) + subclassMembers(
                 typeName: typeName, superclass: superclass.description, entries: entries(rootedAt: "Root"), storages: storages)
         }
-        let loadBody = storages.isEmpty ? "" : "\n    let model = unsafeDowncast(object, to: Self.self)" + storages.map { "\n    try reader.load(&model.\($0))" }.joined()
+        // The model's state first, in place in its storage; then each property.
+        let loadBody = "\n    let model = unsafeDowncast(object, to: Self.self)\n    reader.loadState(into: &model._$backingDataStorage)"
+            + storages.map { "\n    try reader.load(&model.\($0))" }.joined()
         let storeBody = storages.isEmpty ? "" : "\n    let model = unsafeDowncast(object, to: Self.self)" + storages.map { "\n    try writer.store(model.\($0))" }.joined()
         // A class that is not final may have model subclasses: they override these members, and reuse its
         // metadata with their own key paths (`_$properties`).
@@ -320,7 +322,7 @@ public enum ModelDeinitMacro: BodyMacro {
         in context: some MacroExpansionContext
     ) throws -> [CodeBlockItemSyntax] {
         let statements = declaration.body?.statements.map { $0 } ?? []
-        return ["_$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))"] + statements
+        return ["_$backingDataStorage._$leaveIdentityMap(ObjectIdentifier(self))"] + statements
     }
 }
 

@@ -156,6 +156,8 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
                 }
 
                 nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
@@ -236,6 +238,8 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
                 }
 
                 nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
@@ -334,6 +338,8 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
                 }
 
                 nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
@@ -438,6 +444,8 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
                 }
 
                 nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
@@ -510,6 +518,8 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
                 }
 
                 nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
@@ -574,6 +584,8 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
                 }
 
                 nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
@@ -647,6 +659,8 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
                 }
 
                 nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {

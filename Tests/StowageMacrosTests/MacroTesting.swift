@@ -9,6 +9,7 @@ import Testing
 let stowageMacros: [String: MacroSpec] = [
     "Model": MacroSpec(type: ModelMacro.self, conformances: ["PersistentModel"]),
     "_PersistedProperty": MacroSpec(type: PersistedPropertyMacro.self),
+    "_ModelDeinit": MacroSpec(type: ModelDeinitMacro.self),
     "Attribute": MacroSpec(type: AttributeMacro.self),
     "Relationship": MacroSpec(type: RelationshipMacro.self),
     "Transient": MacroSpec(type: TransientMacro.self),

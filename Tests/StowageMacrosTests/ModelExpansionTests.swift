@@ -59,6 +59,7 @@ import Testing
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
                     let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
                     try reader.load(&model._name)
                     try reader.load(&model._limit)
                 }
@@ -86,6 +87,109 @@ import Testing
             }
 
             extension Budget: nonisolated Stowage.PersistentModel {}
+            """#)
+    }
+
+    /// A class with its own deinitializer gets no second one: the call that takes a released model out
+    /// of the identity map goes first in its own (`@_ModelDeinit`, a body macro).
+    @Test func ownDeinitializer() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Session {
+                var token: String
+
+                init(token: String) {
+                    self.token = token
+                }
+
+                deinit {
+                    print("closing", token)
+                }
+            }
+            """#,
+            expandedSource: #"""
+            final class Session {
+                @Stowage._PersistedProperty
+                var token: String
+
+                init(token: String) {
+                    self.token = token
+                }
+                @Stowage._ModelDeinit
+
+                deinit {
+                    print("closing", token)
+                }
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _token: Swift.Optional<String> = nil
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$backingDataStorage = Stowage.ModelBackingData.Storage()
+
+                nonisolated public var persistentBackingData: Stowage.ModelBackingData {
+                    get { Stowage.ModelBackingData(self, &_$backingDataStorage) }
+                    set { _$backingDataStorage = newValue.storageValue }
+                }
+
+                nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
+                    Stowage._$nonisolatedMetadata { @MainActor in
+                        [
+                            Stowage.Schema.PropertyMetadata(name: "token", keyPath: \Session.token, storage: \Session._token, get: { $0._token }, set: { $0._token = $1 })
+                        ]
+                    }
+                }
+
+                nonisolated public init(backingData: Stowage.ModelBackingData.Storage) {
+                    self._$backingDataStorage = backingData
+                    self._token = nil
+                }
+
+                nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
+                    try reader.load(&model._token)
+                }
+
+                nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    try writer.store(model._token)
+                }
+
+                @exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil
+
+                nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
+                    if let registrar = _$observationRegistrarStorage {
+                        return registrar
+                    }
+                    let registrar = Observation.ObservationRegistrar()
+                    _$observationRegistrarStorage = registrar
+                    return registrar
+                }
+            }
+
+            extension Session: nonisolated Stowage.PersistentModel {}
+            """#)
+    }
+
+    /// What `@_ModelDeinit` makes of a deinitializer: the model leaves the identity map first, its state
+    /// left whole for the statements that follow.
+    @Test func modelDeinitBody() {
+        assertExpansion(
+            #"""
+            final class Session {
+                @_ModelDeinit
+                deinit {
+                    print("closing")
+                }
+            }
+            """#,
+            expandedSource: #"""
+            final class Session {
+                deinit {
+                    _$backingDataStorage._$leaveIdentityMap(ObjectIdentifier(self))
+                    print("closing")
+                }
+            }
             """#)
     }
 
@@ -176,6 +280,7 @@ import Testing
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
                     let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
                     try reader.load(&model._note)
                     try reader.load(&model._amount)
                     try reader.load(&model._hasReceipt)
@@ -274,6 +379,7 @@ import Testing
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
                     let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
                     try reader.load(&model._slug)
                     try reader.load(&model._image)
                     try reader.load(&model._caption)
@@ -374,6 +480,7 @@ import Testing
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
                     let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
                     try reader.load(&model._name)
                     try reader.load(&model._transactions)
                     try reader.load(&model._archived)
@@ -473,6 +580,7 @@ import Testing
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
                     let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
                     try reader.load(&model._limit)
                 }
 
@@ -553,6 +661,7 @@ import Testing
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
                     let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
                     try reader.load(&model._id)
                     try reader.load(&model._balance)
                 }
@@ -632,6 +741,7 @@ import Testing
 
                 nonisolated public class func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
                     let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
                     try reader.load(&model._name)
                 }
 
@@ -787,6 +897,7 @@ import Testing
 
                     nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
                         let model = unsafeDowncast(object, to: Self.self)
+                        reader.loadState(into: &model._$backingDataStorage)
                         try reader.load(&model._name)
                         try reader.load(&model._limit)
                         try reader.load(&model._transactions)
@@ -850,6 +961,8 @@ import Testing
                 }
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
+                    let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
                 }
 
                 nonisolated public static func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {

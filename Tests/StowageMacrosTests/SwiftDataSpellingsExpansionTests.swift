@@ -94,6 +94,7 @@ import Testing
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
                     let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
                     try reader.load(&model._sights)
                     try reader.load(&model._count)
                     try reader.load(&model._created)
@@ -238,6 +239,7 @@ import Testing
 
                 nonisolated public static func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
                     let model = unsafeDowncast(object, to: Self.self)
+                    reader.loadState(into: &model._$backingDataStorage)
                     try reader.load(&model._color)
                     try reader.load(&model._accent)
                 }

@@ -142,14 +142,13 @@ extension ModelContext {
         _ entity: Schema.Entity, from row: StoreRow, columns: [Int32], foreignKeys: [(index: Int, column: Int)],
         storeIdentifier: String
     ) throws -> any PersistentModel {
-        var state = ModelBackingData.Storage(link: link, entity: entity, primaryKey: row.primaryKey, storeIdentifier: storeIdentifier)
-        for (index, column) in foreignKeys {
-            if let key = row.integer(at: column) { state.foreignKeys[index] = key }
-        }
-        let model = entity.modelType.init(backingData: state)
+        // The model's state is filled in place by its `_$load(_:into:)` (`ModelRowReader.loadState(into:)`).
+        let model = entity.modelType.init(backingData: ModelBackingData.Storage())
         do {
             try columns.withUnsafeBufferPointer { columns in
-                var reader = ModelRowReader(row: row, columns: columns.baseAddress!, entity: entity)
+                var reader = ModelRowReader(
+                    row: row, columns: columns.baseAddress!, entity: entity, link: link, storeIdentifier: storeIdentifier,
+                    foreignKeys: foreignKeys)
                 try entity.modelType._$load(&reader, into: model)
             }
         } catch var error as StowageError {

@@ -23,7 +23,7 @@ public struct ModelBackingData {
     /// A copy of the state: what a model's `persistentBackingData` setter stores.
     public var storageValue: Storage { storage.pointee }
 
-    enum State: Equatable {
+    @usableFromInline enum State: Equatable {
         /// Not inserted in any context: a plain object.
         case detached
         /// Inserted, not saved yet.
@@ -57,7 +57,7 @@ public struct ModelBackingData {
         var link: ModelContextLink?
         var entity: Schema.Entity?
         var key: PersistentIdentifier.Key?
-        var state: State = .detached
+        @usableFromInline var state: State = .detached
         var membership: Membership = []
         /// Whether a property of the model has been read. Observers register by reading (observation
         /// tracking records reads), so the generated setters notify the observation registrar only once
@@ -72,22 +72,14 @@ public struct ModelBackingData {
         /// Values of changed properties as they were before the first change, for rollback.
         var snapshot = PropertySnapshots()
         /// The stored foreign keys of to-one relationships (by property index), read with the row and
-        /// resolved into objects on first access.
-        var foreignKeys: [Int: Int64] = Dictionary()
+        /// resolved into objects on first access; `nil` for none, so that a new state holds no reference.
+        var foreignKeys: [Int: Int64]?
         /// Set on the probe models that find out what a key path reads (see `KeyPathProbe`).
         var probe: KeyPathProbe?
 
         /// The state of a model not inserted anywhere.
         public init() {}
 
-        /// The state of a model read from a row of `entity`, registered in the context of `link`.
-        init(link: ModelContextLink, entity: Schema.Entity, primaryKey: Int64, storeIdentifier: String) {
-            self.link = link
-            self.entity = entity
-            self.key = .row(primaryKey)
-            self.storeIdentifier = storeIdentifier
-            self.state = .persisted
-        }
 
         /// Whether a property of the model has been read (see ``_$noteRead()``).
         @inlinable public var _$isObserved: Bool { isObserved }
@@ -98,25 +90,43 @@ public struct ModelBackingData {
         /// Whether the generated setter of an attribute must call ``ModelBackingData/willSet(_:_:to:)``:
         /// only when the context must hear of the write (the model is inserted, stored or deleted, or its
         /// row is gone and the change cannot be saved). A setter that skips it creates no key path.
-        public func _$tracksWrites<Value>(of newValue: Value) -> Bool {
-            state != .detached
+        @inlinable public func _$tracksWrites<Value>(of newValue: Value) -> Bool {
+            if case .detached = state { return false }
+            return true
         }
 
         /// Relationship setters always call ``ModelBackingData/willSet(_:_:to:)``: it keeps the inverse
         /// in step, even between models that are not inserted.
-        public func _$tracksWrites<Destination: PersistentModel>(of newValue: Destination?) -> Bool { true }
+        @inlinable public func _$tracksWrites<Destination: PersistentModel>(of newValue: Destination?) -> Bool { true }
 
         /// Relationship setters always call ``ModelBackingData/willSet(_:_:to:)`` (to-many).
-        public func _$tracksWrites<Destination: PersistentModel>(of newValue: [Destination]) -> Bool { true }
+        @inlinable public func _$tracksWrites<Destination: PersistentModel>(of newValue: [Destination]) -> Bool { true }
 
         /// Relationship setters always call ``ModelBackingData/willSet(_:_:to:)`` (optional to-many).
-        public func _$tracksWrites<Destination: PersistentModel>(of newValue: [Destination]?) -> Bool { true }
+        @inlinable public func _$tracksWrites<Destination: PersistentModel>(of newValue: [Destination]?) -> Bool { true }
 
         /// Called by the deinitializer `@Model` generates: the model `model` is being released, and a
         /// stored one leaves its context's identity map (which does not retain it).
-        public func _$modelWillDeinit(_ model: ObjectIdentifier) {
+        ///
+        /// Mutating, so that the deinitializer calls it on the stored state in place rather than on a
+        /// copy. The state's references are moved out (it is destroyed next): no retain, and the releases
+        /// its destruction would make happen here instead.
+        public mutating func _$modelWillDeinit(_ model: ObjectIdentifier) {
+            Self.leaveIdentityMap(model, link: link.take(), entity: entity.take(), state: state, key: key)
+        }
+
+        /// Called first in a deinitializer the model class declares itself: as ``_$modelWillDeinit(_:)``,
+        /// but the state stays whole for the rest of that deinitializer, which may read the model's
+        /// properties.
+        public mutating func _$leaveIdentityMap(_ model: ObjectIdentifier) {
+            Self.leaveIdentityMap(model, link: link, entity: entity, state: state, key: key)
+        }
+
+        private static func leaveIdentityMap(
+            _ model: ObjectIdentifier, link: ModelContextLink?, entity: Schema.Entity?, state: State, key: PersistentIdentifier.Key?
+        ) {
             // Through the link, which holds the identity map: no need to reach the context (a weak load).
-            if state == .persisted, let link, let entity, case .row(let pk)? = key {
+            if case .persisted = state, let link, let entity, case .row(let pk)? = key {
                 link.registered.removeValue(forKey: RowKey(entity: entity, primaryKey: pk), ifRegistered: model)
             }
         }
@@ -164,8 +174,13 @@ public struct ModelBackingData {
         nonmutating _modify { yield &storage.pointee.snapshot }
     }
     var foreignKeys: [Int: Int64] {
-        get { storage.pointee.foreignKeys }
-        nonmutating _modify { yield &storage.pointee.foreignKeys }
+        get { storage.pointee.foreignKeys ?? [:] }
+        nonmutating _modify {
+            // Taken out, so that it is uniquely referenced while it changes.
+            var keys = storage.pointee.foreignKeys.take() ?? [:]
+            defer { storage.pointee.foreignKeys = keys.isEmpty ? nil : keys }
+            yield &keys
+        }
     }
     var probe: KeyPathProbe? { storage.pointee.probe }
 
@@ -269,21 +284,22 @@ public struct ModelBackingData {
 /// A small set of property indices: a bit mask for the first 64 properties, a set beyond.
 struct PropertySet: Equatable, Sequence {
     private var bits: UInt64 = 0
-    private var overflow = Set<Int>()
+    /// `nil` until a property past the 64th changes: a model's state starts with no reference to copy.
+    private var overflow: Set<Int>?
 
-    var isEmpty: Bool { bits == 0 && overflow.isEmpty }
+    var isEmpty: Bool { bits == 0 && overflow?.isEmpty != false }
 
     func contains(_ index: Int) -> Bool {
-        index < 64 ? bits & (1 << UInt64(index)) != 0 : overflow.contains(index)
+        index < 64 ? bits & (1 << UInt64(index)) != 0 : overflow?.contains(index) == true
     }
 
     mutating func insert(_ index: Int) {
-        if index < 64 { bits |= 1 << UInt64(index) } else { overflow.insert(index) }
+        if index < 64 { bits |= 1 << UInt64(index) } else { overflow = (overflow ?? []).union([index]) }
     }
 
     mutating func removeAll() {
         bits = 0
-        overflow = []
+        overflow = nil
     }
 
     func makeIterator() -> IndexingIterator<[Int]> {
@@ -294,7 +310,7 @@ struct PropertySet: Equatable, Sequence {
             indices.append(index)
             remaining &= remaining - 1
         }
-        indices.append(contentsOf: overflow.sorted())
+        indices.append(contentsOf: (overflow ?? []).sorted())
         return indices.makeIterator()
     }
 }

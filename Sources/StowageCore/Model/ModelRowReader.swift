@@ -16,11 +16,37 @@ public struct ModelRowReader {
     @usableFromInline unowned(unsafe) let entity: Schema.Entity
     /// The property the next ``load(_:)`` is for.
     @usableFromInline var property = 0
+    /// The context the new model is registered in.
+    private unowned(unsafe) let link: ModelContextLink
+    private let storeIdentifier: String
+    /// Each to-one relationship read, as (property index, column).
+    private let foreignKeys: [(index: Int, column: Int)]
 
-    init(row: StoreRow, columns: UnsafePointer<Int32>, entity: Schema.Entity) {
+    init(
+        row: StoreRow, columns: UnsafePointer<Int32>, entity: Schema.Entity, link: ModelContextLink, storeIdentifier: String,
+        foreignKeys: [(index: Int, column: Int)]
+    ) {
         self.row = row
         self.columns = columns
         self.entity = entity
+        self.link = link
+        self.storeIdentifier = storeIdentifier
+        self.foreignKeys = foreignKeys
+    }
+
+    /// Makes `state`, a new model's, the state of a stored model of this row: called first by the
+    /// `_$load(_:into:)` of a root model class, on the model's own storage (no copy of it is made).
+    public func loadState(into state: inout ModelBackingData.Storage) {
+        state.link = link
+        state.entity = entity
+        state.key = .row(row.primaryKey)
+        state.storeIdentifier = storeIdentifier
+        state.state = .persisted
+        for (index, column) in foreignKeys {
+            guard let key = row.integer(at: column) else { continue }
+            if state.foreignKeys == nil { state.foreignKeys = [:] }
+            state.foreignKeys![index] = key
+        }
     }
 
     /// Loads the next property from its column, if the row has one for it.
