@@ -54,8 +54,9 @@ extension ModelMacro: MemberMacro {
                     node: Syntax(expansion),
                     message: StowageDiagnostic.constraintOnSubclass(expansion.macroName.text, superclass: superclass.trimmedDescription)))
             }
-            return properties.compactMap(storageDeclaration) + subclassMembers(
-                typeName: typeName, superclass: superclass.description, entries: entries(rootedAt: "Root"), storages: storages)
+            return (properties.compactMap(storageDeclaration) + subclassMembers(
+                typeName: typeName, superclass: superclass.description, entries: entries(rootedAt: "Root"), storages: storages))
+                .map(unparsedDecl)
         }
         // The model's state first, in place in its storage; then each property.
         let loadBody = "\n    let model = unsafeDowncast(object, to: Self.self)\n    reader.loadState(into: &model._$backingDataStorage)"
@@ -64,26 +65,26 @@ extension ModelMacro: MemberMacro {
         // A class that is not final may have model subclasses: they override these members, and reuse its
         // metadata with their own key paths (`_$properties`).
         let classOrStatic = isFinal ? "static" : "class"
-        let metadata: [DeclSyntax] = isFinal
-            ? [DeclSyntax(stringLiteral: """
+        let metadata: [String] = isFinal
+            ? ["""
                 nonisolated public static func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     Stowage._$nonisolatedMetadata { @MainActor in
                         \(list(entries(rootedAt: typeName)))
                     }
                 }
-                """)]
-            : [DeclSyntax(stringLiteral: """
+                """]
+            : ["""
                 nonisolated public class func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     _$properties(\(typeName).self)
                 }
-                """),
-               DeclSyntax(stringLiteral: """
+                """,
+               """
                 nonisolated public static func _$properties<Root: \(typeName)>(_ root: Root.Type) -> [Stowage.Schema.PropertyMetadata] {
                     Stowage._$nonisolatedMetadata { @MainActor in
                         \(list(entries(rootedAt: "Root")))
                     }
                 }
-                """)]
+                """]
         // The backing data lives in the model: a fetched row is one object. A class that may have model
         // subclasses shares it with them (`final`, internal). The registrar is created on first use: a
         // model nobody observes never uses one.
@@ -91,14 +92,14 @@ extension ModelMacro: MemberMacro {
         // The identity map does not retain models: a released one leaves it from its deinitializer, this
         // one or, when the class declares its own, that one (see `ModelDeinitMacro`).
         let declaresDeinit = classDecl.memberBlock.members.contains { $0.decl.is(DeinitializerDeclSyntax.self) }
-        let deinitializer: [DeclSyntax] = declaresDeinit ? [] : [
+        let deinitializer: [String] = declaresDeinit ? [] : [
             """
             deinit {
                 _$backingDataStorage._$modelWillDeinit(ObjectIdentifier(self))
             }
             """,
         ]
-        return properties.compactMap(storageDeclaration) + [
+        return (properties.compactMap(storageDeclaration) + [
             "@exclusivity(unchecked) nonisolated(unsafe) \(raw: storageAccess) var _$backingDataStorage = Stowage.ModelBackingData.Storage()",
             """
             nonisolated public\(raw: isFinal ? "" : " final") var persistentBackingData: Stowage.ModelBackingData {
@@ -114,16 +115,16 @@ extension ModelMacro: MemberMacro {
             """,
             // How a fetch fills a new model: straight from the row into each property's storage, the
             // property and value types known here (see `ModelRowReader`).
-            DeclSyntax(stringLiteral: """
-                nonisolated public \(classOrStatic) func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {\(loadBody)
-                }
-                """),
+            """
+            nonisolated public \(classOrStatic) func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {\(loadBody)
+            }
+            """,
             // How a save binds a model's row: straight from each property's storage, typed (see
             // `ModelRowWriter`).
-            DeclSyntax(stringLiteral: """
-                nonisolated public \(classOrStatic) func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {\(storeBody)
-                }
-                """),
+            """
+            nonisolated public \(classOrStatic) func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {\(storeBody)
+            }
+            """,
             "@exclusivity(unchecked) nonisolated(unsafe) private var _$observationRegistrarStorage: Observation.ObservationRegistrar? = nil",
             """
             nonisolated public var _$observationRegistrar: Observation.ObservationRegistrar {
@@ -135,7 +136,7 @@ extension ModelMacro: MemberMacro {
                 return registrar
             }
             """,
-        ] + deinitializer
+        ] + deinitializer).map(unparsedDecl)
     }
 
     /// The storage of a persisted property, `_name`, declared here rather than by `@_PersistedProperty`
@@ -147,7 +148,7 @@ extension ModelMacro: MemberMacro {
     /// It starts `nil`: the property's declared initial value reaches it through the property's init
     /// accessor, evaluated in the model's isolation (a main-actor model's default value may call
     /// main-actor code, which the nonisolated storage's own initializer could not).
-    static func storageDeclaration(for property: StoredProperty) -> DeclSyntax? {
+    static func storageDeclaration(for property: StoredProperty) -> String? {
         let declaration = "@exclusivity(unchecked) nonisolated(unsafe) private var _\(property.name)"
         if let type = property.type {
             return "\(raw: declaration): Swift.Optional<\(type)> = nil"
@@ -169,37 +170,37 @@ extension ModelMacro: MemberMacro {
     /// the registrar; it adds its own properties to the superclass's metadata, loading and storing.
     private static func subclassMembers(
         typeName: String, superclass: String, entries: [String], storages: [String]
-    ) -> [DeclSyntax] {
+    ) -> [String] {
         let loadBody = "try super._$load(&reader, into: object)" + (storages.isEmpty ? "" : "\n    let model = unsafeDowncast(object, to: Self.self)" + storages.map { "\n    try reader.load(&model.\($0))" }.joined())
         let storeBody = "try super._$store(&writer, from: object)" + (storages.isEmpty ? "" : "\n    let model = unsafeDowncast(object, to: Self.self)" + storages.map { "\n    try writer.store(model.\($0))" }.joined())
         return [
-            DeclSyntax(stringLiteral: """
+            """
                 nonisolated public override class func schemaMetadata() -> [Stowage.Schema.PropertyMetadata] {
                     _$properties(\(typeName).self)
                 }
-                """),
-            DeclSyntax(stringLiteral: """
+                """,
+            """
                 nonisolated public static func _$properties<Root: \(typeName)>(_ root: Root.Type) -> [Stowage.Schema.PropertyMetadata] {
                     \(superclass)._$properties(root) + Stowage._$nonisolatedMetadata { @MainActor in
                         \(list(entries))
                     }
                 }
-                """),
-            DeclSyntax(stringLiteral: """
+                """,
+            """
                 nonisolated public required init(backingData: Stowage.ModelBackingData.Storage) {
                     \(storages.map { "self.\($0) = nil\n    " }.joined())super.init(backingData: backingData)
                 }
-                """),
-            DeclSyntax(stringLiteral: """
+                """,
+            """
                 nonisolated public override class func _$load(_ reader: inout Stowage.ModelRowReader, into object: AnyObject) throws {
                     \(loadBody)
                 }
-                """),
-            DeclSyntax(stringLiteral: """
+                """,
+            """
                 nonisolated public override class func _$store(_ writer: inout Stowage.ModelRowWriter, from object: AnyObject) throws {
                     \(storeBody)
                 }
-                """),
+                """,
         ]
     }
 
@@ -366,14 +367,12 @@ extension PersistedPropertyMacro: AccessorMacro {
               property.problem() == nil
         else { return [] }
         let name = property.name
-        return [
+        return [unparsedAccessors(
             """
             @storageRestrictions(initializes: _\(raw: name))
             init(initialValue) {
                 _\(raw: name) = initialValue
             }
-            """,
-            """
             get {
                 _$backingDataStorage._$noteRead()
                 _$observationRegistrar.access(self, keyPath: \\.\(raw: name))
@@ -382,8 +381,6 @@ extension PersistedPropertyMacro: AccessorMacro {
                 }
                 return persistentBackingData.load(self, \\._\(raw: name))
             }
-            """,
-            """
             set {
                 if _$backingDataStorage._$tracksWrites(of: newValue) {
                     persistentBackingData.willSet(self, \\._\(raw: name), to: newValue)
@@ -396,7 +393,6 @@ extension PersistedPropertyMacro: AccessorMacro {
                     _\(raw: name) = newValue
                 }
             }
-            """,
-        ]
+            """)]
     }
 }

@@ -34,11 +34,17 @@ import Testing
         let declaration = try #require(DeclSyntax("\(raw: spelling.declaration)").as(VariableDeclSyntax.self))
         let property = try #require(StoredProperty(persisted: declaration))
         let storage = ModelMacro.storageDeclaration(for: property)
-        #expect(storage?.trimmedDescription == "@exclusivity(unchecked) nonisolated(unsafe) private var \(spelling.storage)")
-        // The accessors are the same as for an annotated property.
-        let accessors = try PersistedPropertyMacro.expansion(
-            of: AttributeSyntax("@_PersistedProperty"), providingAccessorsOf: declaration, in: BasicMacroExpansionContext())
-        #expect(accessors.count == 3)
+        #expect(storage == "@exclusivity(unchecked) nonisolated(unsafe) private var \(spelling.storage)")
+        // The accessors are the same as for an annotated property of the same name.
+        func accessors(of declaration: VariableDeclSyntax) throws -> String {
+            try PersistedPropertyMacro.expansion(
+                of: AttributeSyntax("@_PersistedProperty"), providingAccessorsOf: declaration, in: BasicMacroExpansionContext()
+            ).map(\.description).joined(separator: "\n")
+        }
+        let annotated = try #require(DeclSyntax("var \(raw: property.name): Int").as(VariableDeclSyntax.self))
+        let generated = try accessors(of: declaration)
+        #expect(generated == (try accessors(of: annotated)))
+        #expect(generated.contains("init(initialValue)") && generated.contains("get {") && generated.contains("set {"))
     }
 
     /// The whole `@Model` expansion of a SwiftData-style model: each untyped property is persisted, and
