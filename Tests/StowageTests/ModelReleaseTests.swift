@@ -52,7 +52,7 @@ private let deinitializers = Atomic<Int>(0)
         // The inserted models were not held: saved, they are gone from the context too.
         #expect(context.registered.count == 0)
         var items: [Item]? = try context.fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.value)]))
-        weak var first = items?.first
+        weak let first = items?.first
         items = nil
         #expect(first == nil)
         #expect(context.registered.count == 0)
