@@ -303,7 +303,8 @@ extension ModelMacro: MemberAttributeMacro {
         of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
         providingAttributesFor member: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [AttributeSyntax] {
-        if declaration.is(ClassDeclSyntax.self), member.is(DeinitializerDeclSyntax.self), !member.hasModelDeinitAttribute {
+        if declaration.is(ClassDeclSyntax.self), let deinitializer = member.as(DeinitializerDeclSyntax.self),
+           !deinitializer.hasAttribute("_ModelDeinit") {
             return ["@Stowage._ModelDeinit"]
         }
         guard declaration.is(ClassDeclSyntax.self), let variable = member.as(VariableDeclSyntax.self),
@@ -324,15 +325,6 @@ public enum ModelDeinitMacro: BodyMacro {
     ) throws -> [CodeBlockItemSyntax] {
         let statements = declaration.body?.statements.map { $0 } ?? []
         return ["_$backingDataStorage._$leaveIdentityMap(ObjectIdentifier(self))"] + statements
-    }
-}
-
-extension DeclSyntaxProtocol {
-    fileprivate var hasModelDeinitAttribute: Bool {
-        guard let deinitializer = self.as(DeinitializerDeclSyntax.self) else { return false }
-        return deinitializer.attributes.contains {
-            $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription.hasSuffix("_ModelDeinit") == true
-        }
     }
 }
 

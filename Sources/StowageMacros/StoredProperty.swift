@@ -308,7 +308,9 @@ extension VariableDeclSyntax {
     var isStatic: Bool {
         modifiers.contains { $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class) }
     }
+}
 
+extension WithAttributesSyntax {
     func hasAttribute(_ name: String) -> Bool {
         attributes.contains { $0.as(AttributeSyntax.self)?.simpleName == name }
     }

@@ -80,7 +80,6 @@ public struct ModelBackingData {
         /// The state of a model not inserted anywhere.
         public init() {}
 
-
         /// Whether a property of the model has been read (see ``_$noteRead()``).
         @inlinable public var _$isObserved: Bool { isObserved }
 
@@ -294,7 +293,12 @@ struct PropertySet: Equatable, Sequence {
     }
 
     mutating func insert(_ index: Int) {
-        if index < 64 { bits |= 1 << UInt64(index) } else { overflow = (overflow ?? []).union([index]) }
+        if index < 64 {
+            bits |= 1 << UInt64(index)
+        } else {
+            if overflow == nil { overflow = [] }
+            overflow!.insert(index)
+        }
     }
 
     mutating func removeAll() {
