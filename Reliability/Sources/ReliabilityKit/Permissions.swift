@@ -43,10 +43,18 @@ enum Permissions {
             _ = chmod(bin.path, 0o755)
             _ = chmod(installation.path, 0o700)
             func run() throws -> ChildProcess.Result {
-                try ChildProcess(
-                    ["--reuid=65534", "--regid=65534", "--clear-groups", child.path, "child", "permissions", directory.path],
-                    executable: URL(fileURLWithPath: "/usr/bin/setpriv")
-                ).wait()
+                // The copy just written can be busy for a moment (ETXTBSY): a process that another test
+                // forked meanwhile holds it open for writing until that process execs.
+                var attempt = 1
+                while true {
+                    let result = try ChildProcess(
+                        ["--reuid=65534", "--regid=65534", "--clear-groups", child.path, "child", "permissions", directory.path],
+                        executable: URL(fileURLWithPath: "/usr/bin/setpriv")
+                    ).wait()
+                    guard result.status == 126, result.errorOutput.contains("Text file busy"), attempt < 20 else { return result }
+                    attempt += 1
+                    usleep(50_000)
+                }
             }
             // First under a directory nobody may neither read nor search (`opt`, 0700; some kernels,
             // gVisor's among them, still let it run a program there by its full path, and Foundation
