@@ -342,13 +342,11 @@ extension ModelMacro: ExtensionMacro {
 
 /// `@_PersistedProperty`: what `@Model` puts on each stored property. It keeps the value in the optional
 /// storage `_name` that `@Model` declares (`nil` until loaded) and routes reads and writes through
-/// observation, change tracking and lazy loading.
+/// observation, change tracking and lazy loading: `PersistentModel._$get` and `_$set`, one call per
+/// accessor, so that each model adds little code to compile (an optimized build inlines them).
 ///
-/// An attribute write goes to the context only when the model is inserted or stored (a relationship
-/// write always does: it keeps the inverse in step), and to the observation
-/// registrar only once a property of the model has been read: observers register by reading
-/// (`withObservationTracking` records reads), so a model never read has none. Setting the properties
-/// of a new model in its initializer costs no registrar call and no key path.
+/// Setting a property of a new model that nothing observes stores the value directly: no call, no key
+/// path (an initializer's assignments take this path).
 public enum PersistedPropertyMacro {}
 
 extension PersistedPropertyMacro: AccessorMacro {
@@ -367,22 +365,13 @@ extension PersistedPropertyMacro: AccessorMacro {
             }
             get {
                 _$backingDataStorage._$noteRead()
-                _$observationRegistrar.access(self, keyPath: \\.\(raw: name))
-                if let value = _\(raw: name) {
-                    return value
-                }
-                return persistentBackingData.load(self, \\._\(raw: name))
+                return _$get(\\.\(raw: name), _\(raw: name))
             }
             set {
-                if _$backingDataStorage._$tracksWrites(of: newValue) {
-                    persistentBackingData.willSet(self, \\._\(raw: name), to: newValue)
-                }
-                if _$backingDataStorage._$isObserved {
-                    _$observationRegistrar.withMutation(of: self, keyPath: \\.\(raw: name)) {
-                        _\(raw: name) = newValue
-                    }
-                } else {
+                if _$backingDataStorage._$storesDirectly(newValue) {
                     _\(raw: name) = newValue
+                } else {
+                    _$set(\\.\(raw: name), \\._\(raw: name), newValue)
                 }
             }
             """)]

@@ -1069,22 +1069,13 @@ import Testing
                 }
                 get {
                     _$backingDataStorage._$noteRead()
-                    _$observationRegistrar.access(self, keyPath: \.name)
-                    if let value = _name {
-                        return value
-                    }
-                    return persistentBackingData.load(self, \._name)
+                    return _$get(\.name, _name)
                 }
                 set {
-                    if _$backingDataStorage._$tracksWrites(of: newValue) {
-                        persistentBackingData.willSet(self, \._name, to: newValue)
-                    }
-                    if _$backingDataStorage._$isObserved {
-                        _$observationRegistrar.withMutation(of: self, keyPath: \.name) {
-                            _name = newValue
-                        }
-                    } else {
+                    if _$backingDataStorage._$storesDirectly(newValue) {
                         _name = newValue
+                    } else {
+                        _$set(\.name, \._name, newValue)
                     }
                 }
                 }
@@ -1109,22 +1100,13 @@ import Testing
                 }
                 get {
                     _$backingDataStorage._$noteRead()
-                    _$observationRegistrar.access(self, keyPath: \.hasReceipt)
-                    if let value = _hasReceipt {
-                        return value
-                    }
-                    return persistentBackingData.load(self, \._hasReceipt)
+                    return _$get(\.hasReceipt, _hasReceipt)
                 }
                 set {
-                    if _$backingDataStorage._$tracksWrites(of: newValue) {
-                        persistentBackingData.willSet(self, \._hasReceipt, to: newValue)
-                    }
-                    if _$backingDataStorage._$isObserved {
-                        _$observationRegistrar.withMutation(of: self, keyPath: \.hasReceipt) {
-                            _hasReceipt = newValue
-                        }
-                    } else {
+                    if _$backingDataStorage._$storesDirectly(newValue) {
                         _hasReceipt = newValue
+                    } else {
+                        _$set(\.hasReceipt, \._hasReceipt, newValue)
                     }
                 }
                 }
@@ -1149,22 +1131,13 @@ import Testing
                 }
                 get {
                     _$backingDataStorage._$noteRead()
-                    _$observationRegistrar.access(self, keyPath: \.budget)
-                    if let value = _budget {
-                        return value
-                    }
-                    return persistentBackingData.load(self, \._budget)
+                    return _$get(\.budget, _budget)
                 }
                 set {
-                    if _$backingDataStorage._$tracksWrites(of: newValue) {
-                        persistentBackingData.willSet(self, \._budget, to: newValue)
-                    }
-                    if _$backingDataStorage._$isObserved {
-                        _$observationRegistrar.withMutation(of: self, keyPath: \.budget) {
-                            _budget = newValue
-                        }
-                    } else {
+                    if _$backingDataStorage._$storesDirectly(newValue) {
                         _budget = newValue
+                    } else {
+                        _$set(\.budget, \._budget, newValue)
                     }
                 }
                 }
@@ -1189,22 +1162,13 @@ import Testing
                 }
                 get {
                     _$backingDataStorage._$noteRead()
-                    _$observationRegistrar.access(self, keyPath: \.balance)
-                    if let value = _balance {
-                        return value
-                    }
-                    return persistentBackingData.load(self, \._balance)
+                    return _$get(\.balance, _balance)
                 }
                 set {
-                    if _$backingDataStorage._$tracksWrites(of: newValue) {
-                        persistentBackingData.willSet(self, \._balance, to: newValue)
-                    }
-                    if _$backingDataStorage._$isObserved {
-                        _$observationRegistrar.withMutation(of: self, keyPath: \.balance) {
-                            _balance = newValue
-                        }
-                    } else {
+                    if _$backingDataStorage._$storesDirectly(newValue) {
                         _balance = newValue
+                    } else {
+                        _$set(\.balance, \._balance, newValue)
                     }
                 }
                 }

@@ -46,6 +46,8 @@ extension Schema {
         var foreignKeyRelationships: [Relationship] = []
         /// Properties by the key path of their public property or of their storage.
         private var propertyIndexByKeyPath: [AnyKeyPath: Int]
+        /// The key path of each property's storage (`\Model._name`), by property index.
+        private let storageKeyPaths: [AnyKeyPath]
         /// The translations of this entity's predicates, by shape.
         let predicateTemplates = PredicateTemplateCache()
 
@@ -79,6 +81,7 @@ extension Schema {
             self.externalAttributes = attributes.filter { $0.isExternalStorage && !$0.options.contains(.ephemeral) }
             self.preservedAttributes = attributes.filter { $0.options.contains(.preserveValueOnDeletion) && !$0.options.contains(.ephemeral) }
             self.propertyIndexByKeyPath = byKeyPath
+            self.storageKeyPaths = metadata.map(\.storageKeyPath)
             self.storedPropertiesByName = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
 
             func names(_ keyPaths: [AnyKeyPath]) -> [String] {
@@ -232,6 +235,21 @@ extension Schema {
 
         /// The index in ``properties`` of the property with this key path (public or storage).
         func propertyIndex(for keyPath: AnyKeyPath) -> Int? { propertyIndexByKeyPath[keyPath] }
+
+        /// The storage key path, of type `StorageKeyPath`, of the property that `keyPath` names. An inherited
+        /// property's storage is found by the key path rooted at the class that declares the accessor:
+        /// this entity's own storage key paths are rooted at its own class.
+        func storageKeyPath<StorageKeyPath: AnyKeyPath>(of keyPath: AnyKeyPath, as type: StorageKeyPath.Type) -> StorageKeyPath? {
+            guard let index = propertyIndex(for: keyPath) else { return nil }
+            var entity: Entity? = self
+            while let current = entity {
+                if index < current.storageKeyPaths.count, let storage = current.storageKeyPaths[index] as? StorageKeyPath {
+                    return storage
+                }
+                entity = current.superentity
+            }
+            return nil
+        }
 
         /// The attribute with this public key path, if it is one.
         func attribute(for keyPath: AnyKeyPath) -> Attribute? {
