@@ -1,30 +1,11 @@
 import Foundation
 
 extension ModelBackingData {
-    /// Called by the generated setter of a to-one relationship: tracks the change, keeps the inverse in
-    /// step on both sides (immediately, whether or not the models are inserted), and inserts newly
-    /// related models into the context of either side.
-    public func willSet<Model: PersistentModel, Destination: PersistentModel>(
-        _ model: Model, _ storage: ReferenceWritableKeyPath<Model, Destination??>, to newValue: Destination?
-    ) {
-        relationshipWillChange(model, storage: storage, to: newValue.map { [$0] } ?? [])
-    }
-
-    /// Called by the generated setter of a to-many relationship (see the to-one variant).
-    public func willSet<Model: PersistentModel, Destination: PersistentModel>(
-        _ model: Model, _ storage: ReferenceWritableKeyPath<Model, [Destination]?>, to newValue: [Destination]
-    ) {
-        relationshipWillChange(model, storage: storage, to: newValue)
-    }
-
-    /// Called by the generated setter of an optional to-many relationship (`[T]?`).
-    public func willSet<Model: PersistentModel, Destination: PersistentModel>(
-        _ model: Model, _ storage: ReferenceWritableKeyPath<Model, [Destination]??>, to newValue: [Destination]?
-    ) {
-        relationshipWillChange(model, storage: storage, to: newValue ?? [])
-    }
-
-    private func relationshipWillChange<Model: PersistentModel>(_ model: Model, storage: AnyKeyPath, to newObjects: [AnyObject]) {
+    /// Called by the generated setter of a relationship, with the models it will hold: tracks the
+    /// change, keeps the inverse in step on both sides (immediately, whether or not the models are
+    /// inserted), and inserts newly related models into the context of either side.
+    @usableFromInline
+    func relationshipWillChange<Model: PersistentModel>(_ model: Model, storage: AnyKeyPath, to newObjects: [AnyObject]) {
         let entity = self.entity ?? Schema.standaloneEntity(for: Model.self)
         guard let index = entity.propertyIndex(for: storage), let relationship = entity.properties[index] as? Schema.Relationship,
               let accessor = relationship.accessor

@@ -224,8 +224,10 @@ public struct ModelBackingData {
             entityName: entity?.name ?? String(describing: type), storeIdentifier: storeIdentifier, key: key)
     }
 
-    /// Called by the generated setter of every stored property, before the storage changes.
-    public func willSet<Model: PersistentModel, Value>(
+    /// Called by the setter of an attribute of a model that is not new, before the storage changes (see
+    /// `PersistentModel._$set`).
+    @usableFromInline
+    func willSet<Model: PersistentModel, Value>(
         _ model: Model, _ storage: ReferenceWritableKeyPath<Model, Value?>, to newValue: Value
     ) {
         switch state {

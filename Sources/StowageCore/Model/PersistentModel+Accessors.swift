@@ -35,7 +35,7 @@ extension PersistentModel {
         _ property: KeyPath<Self, Destination?>, _ storage: ReferenceWritableKeyPath<Self, Destination??>,
         _ newValue: Destination?
     ) {
-        let observed = _$relationshipWillChange(property, storage, to: newValue)
+        let observed = _$relationshipWillChange(property, storage, to: newValue.map { [$0] } ?? [])
         self[keyPath: storage] = newValue
         if observed { _$observationRegistrar.didSet(self, keyPath: property) }
     }
@@ -57,7 +57,7 @@ extension PersistentModel {
         _ property: KeyPath<Self, [Destination]?>, _ storage: ReferenceWritableKeyPath<Self, [Destination]??>,
         _ newValue: [Destination]?
     ) {
-        let observed = _$relationshipWillChange(property, storage, to: newValue)
+        let observed = _$relationshipWillChange(property, storage, to: newValue ?? [])
         self[keyPath: storage] = newValue
         if observed { _$observationRegistrar.didSet(self, keyPath: property) }
     }
@@ -76,32 +76,11 @@ extension PersistentModel {
     }
 
     @inlinable @inline(never)
-    func _$relationshipWillChange<Destination: PersistentModel>(
-        _ property: KeyPath<Self, Destination?>, _ storage: ReferenceWritableKeyPath<Self, Destination??>,
-        to newValue: Destination?
+    func _$relationshipWillChange<Value>(
+        _ property: KeyPath<Self, Value>, _ storage: AnyKeyPath, to newObjects: [AnyObject]
     ) -> Bool {
         let data = persistentBackingData
-        data.willSet(self, storage, to: newValue)
-        return _$observersWillHear(of: property, data)
-    }
-
-    @inlinable @inline(never)
-    func _$relationshipWillChange<Destination: PersistentModel>(
-        _ property: KeyPath<Self, [Destination]>, _ storage: ReferenceWritableKeyPath<Self, [Destination]?>,
-        to newValue: [Destination]
-    ) -> Bool {
-        let data = persistentBackingData
-        data.willSet(self, storage, to: newValue)
-        return _$observersWillHear(of: property, data)
-    }
-
-    @inlinable @inline(never)
-    func _$relationshipWillChange<Destination: PersistentModel>(
-        _ property: KeyPath<Self, [Destination]?>, _ storage: ReferenceWritableKeyPath<Self, [Destination]??>,
-        to newValue: [Destination]?
-    ) -> Bool {
-        let data = persistentBackingData
-        data.willSet(self, storage, to: newValue)
+        data.relationshipWillChange(self, storage: storage, to: newObjects)
         return _$observersWillHear(of: property, data)
     }
 
