@@ -43,6 +43,12 @@ let package = Package(
         .library(name: "StowageQueries", targets: ["StowageQueries"]),
         // `import SwiftData` on platforms without Apple's SwiftData (see `withoutSwiftData` above).
         .library(name: "SwiftData", targets: ["SwiftData"]),
+        // The `stowage` command: see, check, export and import any store without the app's models.
+        .executable(name: "stowage", targets: ["stowage-command"]),
+        // The `stowage` command's subcommands for an app's own command line, with its models (`MyApp
+        // stowage migrate --dry-run`), and the store reader Stowage Studio is built on. swift-argument-parser
+        // is built only for these two products.
+        .library(name: "StowageCommands", targets: ["StowageCommands"]),
     ] + (withPostgres ? [
         // The PostgreSQL store (`PostgresConfiguration`): the only product that builds postgres-nio.
         .library(name: "StowagePostgres", targets: ["StowagePostgres"]),
@@ -55,6 +61,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // `swift package generate-documentation` (.ci/docs builds the documentation with docc directly).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ] + (withPostgres ? [
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // The example server only; without its default traits (swift-configuration support).
@@ -86,11 +93,24 @@ let package = Package(
         // `@_exported import Stowage` under the name SwiftData, on platforms without Apple's SwiftData.
         .target(name: "SwiftData", dependencies: [.target(name: "Stowage", condition: .when(platforms: withoutSwiftData))]),
 
+        // The `stowage` command (Tools/): a model-free reader and writer of stores (StowageTools), the
+        // commands over it (StowageCommands), and the executable.
+        .target(name: "StowageTools", dependencies: ["StowageCore", .product(name: "GRDB", package: "GRDB.swift")], path: "Tools/Sources/StowageTools"),
+        .target(
+            name: "StowageCommands",
+            dependencies: ["Stowage", "StowageTools", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tools/Sources/StowageCommands"),
+        .executableTarget(name: "stowage-command", dependencies: ["StowageCommands"], path: "Tools/Sources/stowage"),
+        .testTarget(
+            name: "StowageToolsTests",
+            dependencies: ["StowageCommands", "StowageTools", "SpendSmartKit", "RecipesKit", "ExampleTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tools/Tests/StowageToolsTests"),
+
         // Examples: logic in a small module, a thin executable. ExampleSupport holds their shared
         // plumbing (console, errors, command-line options), ExampleTestSupport their tests' helpers.
         .target(name: "ExampleSupport", dependencies: ["Stowage"], path: "Examples/Shared/Sources/ExampleSupport"),
         .target(name: "SpendSmartKit", dependencies: ["Stowage", "ExampleSupport"], path: "Examples/SpendSmart/Sources/SpendSmartKit"),
-        .executableTarget(name: "spendsmart", dependencies: ["SpendSmartKit"], path: "Examples/SpendSmart/Sources/spendsmart"),
+        .executableTarget(name: "spendsmart", dependencies: ["SpendSmartKit", "StowageCommands"], path: "Examples/SpendSmart/Sources/spendsmart"),
         .target(name: "RecipesKit", dependencies: ["Stowage", "ExampleSupport"], path: "Examples/Recipes/Sources/RecipesKit"),
         .executableTarget(name: "recipes", dependencies: ["RecipesKit"], path: "Examples/Recipes/Sources/recipes"),
 

@@ -91,6 +91,31 @@ extension ModelContainer {
     }
 }
 
+extension ModelContainer {
+    /// The SQL statements that creating a container for `schema` over `configuration`'s store would run
+    /// to migrate it, in order, with their values: the plan's stages (what their `willMigrate` and
+    /// `didMigrate` save included) and the lightweight changes, between `BEGIN IMMEDIATE` and `COMMIT`.
+    /// Empty when the store is up to date or does not exist.
+    ///
+    /// The migration runs on a copy of the store in a temporary directory, removed afterwards: the store,
+    /// its `-wal` and `-shm` are only read, and not a byte of them changes. A stage's code runs (on the
+    /// copy's models), so it must not reach outside its context.
+    ///
+    /// - Throws: what creating the container would throw: ``SwiftDataError`` `.backwardMigration`,
+    ///   `.unknownDataStoreSchema`, a refused lightweight change, or the plan's own errors.
+    public static func migrationStatements(
+        for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configuration: ModelConfiguration
+    ) throws -> [String] {
+        let status = try migrationStatus(for: schema, migrationPlan: migrationPlan, configuration: configuration)
+        guard status.state == .needsMigration else { return [] }
+        let held = configuration.schema.map { own in
+            Schema(own.entities.compactMap { schema.entitiesByName[$0.name]?.modelType }, version: schema.version)
+        } ?? schema
+        return try SQLiteMigrator.dryRun(
+            path: configuration.url.path, schema: held, plan: migrationPlan, partial: held.entities.count < schema.entities.count)
+    }
+}
+
 extension Schema.Version {
     /// Reads a version written as `major.minor.patch`.
     init?(parsing text: String) {

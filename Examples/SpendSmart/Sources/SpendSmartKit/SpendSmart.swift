@@ -102,6 +102,13 @@ public enum SpendSmart {
         URL(fileURLWithPath: path ?? defaultStoreFileName).absoluteURL
     }
 
+    /// SpendSmart's current models, as its container opens them (the plan's newest version).
+    public static var schema: Schema { Schema([Budget.self]) }
+
+    /// SpendSmart's migration plan (version 0, 1, then 2), for tools that check or migrate its store:
+    /// `spendsmart stowage migrate --dry-run`.
+    public static var migrationPlan: any SchemaMigrationPlan.Type { SpendTrackerMigrationPlan.self }
+
     /// Opens (creating if needed) the store at `url`, migrating it with ``SpendTrackerMigrationPlan``,
     /// with the article's spelling (`ModelContainer(for: [Budget.self], migrationPlan:, configuration)`).
     ///

@@ -240,7 +240,14 @@ enum PostgreSQLSchema {
                     try record(schema, on: connection)
                     return identifier
                 }
-                return try identifier(schema, metadata: metadata, location: location)
+                let identifier = try identifier(schema, metadata: metadata, location: location)
+                // The description is not part of what a store is opened against: one missing (an earlier
+                // version's store) or different (an enumeration's cases changed) is written, not migrated.
+                let description = StoreDescription(schema).json
+                if allowsCreation, metadata[StoreDescription.metadataKey] != description {
+                    try upsertMetadata([(StoreDescription.metadataKey, description)], on: connection)
+                }
+                return identifier
             }
             guard allowsCreation else {
                 throw StowageError(
@@ -252,21 +259,20 @@ enum PostgreSQLSchema {
             try connection.execute("CREATE TABLE \(meta) (\"key\" text COLLATE \"C\" PRIMARY KEY, \"value\" text NOT NULL)")
             for statement in createStatements(schema) + historyStatements { try connection.execute(statement) }
             let identifier = UUID().uuidString
-            let layout = schema.layout
-            for (key, value) in [
-                ("store_identifier", identifier), ("schema_version", schema.version.description),
-                ("schema_layout", layout.json), ("schema_fingerprint", layout.fingerprint),
-            ] {
+            for (key, value) in [("store_identifier", identifier)] + schema.metadataRows {
                 try connection.execute("INSERT INTO \(meta) (\"key\", \"value\") VALUES (?, ?)", [.text(key), .text(value)])
             }
             return identifier
         }
     }
 
-    /// Records the schema's version and layout after a migration.
+    /// Records the schema's version, layout and description after a migration.
     static func record(_ schema: Schema, on connection: any PostgreSQLConnection) throws {
-        let layout = schema.layout
-        for (key, value) in [("schema_version", schema.version.description), ("schema_layout", layout.json), ("schema_fingerprint", layout.fingerprint)] {
+        try upsertMetadata(schema.metadataRows, on: connection)
+    }
+
+    private static func upsertMetadata(_ rows: [(key: String, value: String)], on connection: any PostgreSQLConnection) throws {
+        for (key, value) in rows {
             try connection.execute(
                 "INSERT INTO \(SQLiteSQL.quote(metadataTable)) (\"key\", \"value\") VALUES (?, ?) ON CONFLICT (\"key\") DO UPDATE SET \"value\" = excluded.\"value\"",
                 [.text(key), .text(value)])

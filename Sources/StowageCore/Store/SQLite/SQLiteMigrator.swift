@@ -20,8 +20,10 @@ enum SQLiteMigrator {
     /// lightweight migration. Either way everything happens in one transaction.
     /// - Parameter partial: whether the store holds part of the plan's models (one configuration of
     ///   several): the plan's versions are then compared and migrated for those models only.
+    /// - Parameter statementObserver: called with each statement the migration runs, its values spliced in.
     static func migrateIfNeeded(
-        path: String, to schema: Schema, plan: (any SchemaMigrationPlan.Type)?, partial: Bool = false, busyTimeout: TimeInterval = 5
+        path: String, to schema: Schema, plan: (any SchemaMigrationPlan.Type)?, partial: Bool = false, busyTimeout: TimeInterval = 5,
+        statementObserver: (@Sendable (String) -> Void)? = nil
     ) throws {
         var configuration = Configuration()
         configuration.label = "Stowage migration"
@@ -29,6 +31,11 @@ enum SQLiteMigrator {
         configuration.foreignKeysEnabled = false
         configuration.prepareDatabase { db in
             if let connection = db.sqliteConnection { SQLiteFunctions.register(on: connection) }
+            if let statementObserver {
+                db.trace(options: .statement) { event in
+                    if case .statement(let statement) = event { statementObserver(statement.expandedSQL) }
+                }
+            }
         }
         // Read through a read-only connection first: a store that needs no migration, or that is
         // refused, is never opened for writing (closing a connection that can write checkpoints a
@@ -98,6 +105,51 @@ enum SQLiteMigrator {
                       stages: changes.isEmpty ? [] : planned.stages, changes: changes)
     }
 
+    /// The statements migrating the store at `path` to `schema` runs, found by migrating a copy of it
+    /// (SQLite's backup of what the store holds now, its WAL included) in a temporary directory, which is
+    /// removed afterwards. The store itself is only read: its bytes do not change.
+    static func dryRun(path: String, schema: Schema, plan: (any SchemaMigrationPlan.Type)?, partial: Bool) throws -> [String] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stowage-dry-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let copy = directory.appendingPathComponent("store").path
+        do {
+            var reading = Configuration()
+            reading.readonly = true
+            let source = try DatabaseQueue(path: try untouchedReadingPath(path), configuration: reading)
+            let destination = try DatabaseQueue(path: copy)
+            try source.backup(to: destination)
+            try source.close()
+            try destination.close()
+        } catch let error as DatabaseError {
+            throw SQLiteStore.openError(error, path: path)
+        }
+        let statements = Locked<[String]>([])
+        try migrateIfNeeded(path: copy, to: schema, plan: plan, partial: partial) { statement in statements.withLock { $0.append(statement) } }
+        return statements.withLock { $0 }
+    }
+
+    /// A URI that reads the store at `path` as it is now without changing a byte of it or of its `-wal`
+    /// and `-shm`: immutable without a `-wal`, else read-only with the `-shm` opened read-only (SQLite
+    /// then reads the WAL itself when it cannot use the `-shm` as it is).
+    static func untouchedReadingPath(_ path: String) throws -> String {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        var components = URLComponents()
+        components.scheme = "file"
+        components.path = absolute
+        let fileManager = FileManager.default
+        if !fileManager.fileExists(atPath: absolute + "-wal") {
+            components.queryItems = [URLQueryItem(name: "immutable", value: "1")]
+        } else if fileManager.fileExists(atPath: absolute + "-shm") {
+            components.queryItems = [URLQueryItem(name: "mode", value: "ro"), URLQueryItem(name: "readonly_shm", value: "1")]
+        } else {
+            throw StowageError(
+                .storeOpenFailed,
+                "The store at \(path) has a -wal file but no -shm beside it, which SQLite would have to create to read it: open it once with a container that can save to recover it.")
+        }
+        return components.string ?? path
+    }
+
     /// The names of a store's tables and its metadata, read through a read-only connection of its own
     /// that creates no file (see ``SQLiteStore/readingPath(_:acceptsURI:)``).
     private static func readMetadata(path: String, busyTimeout: TimeInterval = 5) throws -> (tables: [String], metadata: [String: String]) {
@@ -142,11 +194,10 @@ enum SQLiteMigrator {
             "Migrating the store at \(location) would leave \(violations.count) link(s) to missing rows (the first in table \(first[0] as String? ?? "?")). The store was not modified.")
     }
 
-    /// Records the schema's version and layout in the store's metadata.
+    /// Records the schema's version, layout and description in the store's metadata.
     static func record(_ schema: Schema, in db: Database) throws {
         let meta = SQLiteSQL.quote(SQLiteSQL.metadataTable)
-        let layout = schema.layout
-        for (key, value) in [("schema_version", schema.version.description), ("schema_layout", layout.json), ("schema_fingerprint", layout.fingerprint)] {
+        for (key, value) in schema.metadataRows {
             try db.execute(sql: "INSERT OR REPLACE INTO \(meta) (\"key\", \"value\") VALUES (?, ?)", arguments: [key, value])
         }
     }

@@ -144,7 +144,10 @@ enum SQLiteSchema {
     ///   than given tables.
     /// - Returns: the store's identifier.
     static func prepare(_ schema: Schema, in writer: any DatabaseWriter, path: String?, allowsCreation: Bool = true) throws -> String {
-        if let identifier = try existingIdentifier(schema, in: writer, path: path) { return identifier }
+        if let identifier = try existingIdentifier(schema, in: writer, path: path) {
+            if allowsCreation { try describe(schema, in: writer) }
+            return identifier
+        }
         guard allowsCreation else {
             throw StowageError(
                 .storeOpenFailed,
@@ -152,7 +155,6 @@ enum SQLiteSchema {
         }
         let meta = SQLiteSQL.quote(SQLiteSQL.metadataTable)
         let identifier = UUID().uuidString
-        let layout = schema.layout
         var createdElsewhere = false
         // An immediate transaction, checked again inside it: another process creating the same new
         // store at the same moment either finished first (its tables are then checked like any store's)
@@ -164,19 +166,29 @@ enum SQLiteSchema {
             }
             try db.execute(sql: "CREATE TABLE \(meta) (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
             for statement in createStatements(schema) { try db.execute(sql: statement) }
-            let rows: [(String, String)] = [
-                ("store_identifier", identifier),
-                ("schema_version", schema.version.description),
-                ("schema_layout", layout.json),
-                ("schema_fingerprint", layout.fingerprint),
-            ]
-            for (key, value) in rows {
+            for (key, value) in [("store_identifier", identifier)] + schema.metadataRows {
                 try db.execute(sql: "INSERT INTO \(meta) (\"key\", \"value\") VALUES (?, ?)", arguments: [key, value])
             }
             return .commit
         } }
         if createdElsewhere, let existing = try existingIdentifier(schema, in: writer, path: path) { return existing }
         return identifier
+    }
+
+    /// Records the schema's ``StoreDescription`` in a store that has none (made by an earlier version)
+    /// or another one (models changed in ways its layout does not show, such as an enumeration's cases).
+    /// Not a migration: the description is not part of what a store is opened against.
+    static func describe(_ schema: Schema, in writer: any DatabaseWriter) throws {
+        let description = StoreDescription(schema).json
+        let meta = SQLiteSQL.quote(metadataTable)
+        let recorded = try writer.read { db in
+            try String.fetchOne(db, sql: "SELECT \"value\" FROM \(meta) WHERE \"key\" = ?", arguments: [StoreDescription.metadataKey])
+        }
+        guard recorded != description else { return }
+        try writer.write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO \(meta) (\"key\", \"value\") VALUES (?, ?)", arguments: [StoreDescription.metadataKey, description])
+        }
     }
 
     /// Checks that a store's tables match the schema, reading only: the layout the store recorded when it

@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+import StowageCore
+
+/// The checks of `stowage doctor`: SQLite's integrity and foreign-key checks, the recorded description
+/// against the tables, uniqueness under Swift's string equality, and the files' permissions.
+package enum Doctor {
+    package struct Problem: Sendable {
+        package let check: String
+        package let problem: String
+        /// What to do about it.
+        package let remedy: String
+
+        package var json: JSONValue { .object([("check", .string(check)), ("problem", .string(problem)), ("remedy", .string(remedy))]) }
+        package var text: String { "\(check): \(problem)\n    → \(remedy)" }
+    }
+
+    /// The checks run, in order.
+    package static let checks = ["integrity", "foreign keys", "schema", "uniqueness", "permissions"]
+
+    package static func examine(_ reader: StoreReader) throws -> [Problem] {
+        var problems: [Problem] = []
+        let description = reader.description
+        try reader.read { db in
+            let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+            if integrity != ["ok"] {
+                problems.append(Problem(
+                    check: "integrity", problem: "SQLite found damage: " + integrity.prefix(3).joined(separator: "; ") + (integrity.count > 3 ? " (and \(integrity.count - 3) more)" : ""),
+                    remedy: "restore the store from a backup; `stowage export` then `stowage import` into a new store recovers the rows that can still be read"))
+            }
+            let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+            if let first = violations.first {
+                let table: String = first[0] ?? "?"
+                let key: Int64? = first[1]
+                let destination: String = first[2] ?? "?"
+                problems.append(Problem(
+                    check: "foreign keys", problem: "\(violations.count) row(s) link to missing rows (the first: \(table) \(key.map(String.init) ?? "?") links to a missing \(destination))",
+                    remedy: "a program wrote the tables without foreign keys enabled; set those links to NULL or delete the rows with `stowage sql --write`"))
+            }
+            let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+            for entity in description.entities {
+                guard tables.contains(entity.table) else {
+                    problems.append(Problem(check: "schema", problem: "the store describes \(entity.name) but has no table \(entity.table)",
+                                            remedy: "the tables were changed behind Stowage's back: restore the store from a backup"))
+                    continue
+                }
+                let columns = Dictionary(
+                    try Row.fetchAll(db, sql: "PRAGMA table_info(\(quote(entity.table)))").map { row -> (String, String) in (row["name"], row["type"]) },
+                    uniquingKeysWith: { a, _ in a })
+                for attribute in entity.attributes {
+                    if let side = attribute.externalTable {
+                        if !tables.contains(side) {
+                            problems.append(Problem(check: "schema", problem: "\(entity.name).\(attribute.name) is stored in \(side), which is missing",
+                                                    remedy: "restore the store from a backup"))
+                        }
+                        continue
+                    }
+                    guard let type = columns[attribute.name] else {
+                        problems.append(Problem(check: "schema", problem: "\(entity.name).\(attribute.name) has no column in table \(entity.table)",
+                                                remedy: "the table was changed behind Stowage's back: restore the store from a backup"))
+                        continue
+                    }
+                    if type.uppercased() != attribute.column {
+                        problems.append(Problem(check: "schema", problem: "\(entity.name).\(attribute.name) is a \(type) column, but a \(attribute.type) is stored as \(attribute.column)",
+                                                remedy: "open the store with your app, which migrates it, or restore it from a backup"))
+                    }
+                }
+                for relationship in entity.relationships {
+                    if relationship.storage.kind == "foreignKey", let column = relationship.storage.column, columns[column] == nil {
+                        problems.append(Problem(check: "schema", problem: "\(entity.name).\(relationship.name) has no key column \(column)", remedy: "restore the store from a backup"))
+                    }
+                    if relationship.storage.kind == "joinTable", let table = relationship.storage.table, !tables.contains(table) {
+                        problems.append(Problem(check: "schema", problem: "\(entity.name).\(relationship.name) has no join table \(table)", remedy: "restore the store from a backup"))
+                    }
+                }
+                // Uniqueness as Swift sees it: strings equal by canonical equivalence are one value.
+                guard entity.superentity == nil else { continue }
+                for group in entity.uniqueness {
+                    let keys = group.map { name -> String in
+                        let attribute = entity.attributes.first { $0.name == name }
+                        return attribute?.kind == .string ? "\(StoreToolSupport.textKeyFunction)(\(quote(name)))" : quote(name)
+                    }
+                    guard group.allSatisfy({ name in columns[name] != nil }) else { continue }
+                    let duplicates = try Int64.fetchOne(
+                        db, sql: "SELECT count(*) FROM (SELECT 1 FROM \(quote(entity.table)) GROUP BY \(keys.joined(separator: ", ")) HAVING count(*) > 1)") ?? 0
+                    if duplicates > 0 {
+                        problems.append(Problem(
+                            check: "uniqueness", problem: "\(entity.name) has \(duplicates) value(s) of (\(group.joined(separator: ", "))) held by more than one row, although they are unique",
+                            remedy: "the string index was built by another version of Unicode's normalization, or the table was written without Stowage's functions; find them with `stowage sql` and rename or delete the duplicates with `stowage sql --write`, then REINDEX"))
+                    }
+                }
+            }
+        }
+        problems += permissionProblems(reader.path)
+        return problems
+    }
+
+    static func permissionProblems(_ path: String) -> [Problem] {
+        var problems: [Problem] = []
+        let directory = (URL(fileURLWithPath: path).standardizedFileURL.path as NSString).deletingLastPathComponent
+        if access(path, W_OK) != 0 {
+            problems.append(Problem(check: "permissions", problem: "\(path) cannot be written by this user",
+                                    remedy: "the app can only open it read-only (allowsSave: false); give the app's user write access (chown or chmod u+w)"))
+        }
+        if access(directory, W_OK) != 0 {
+            problems.append(Problem(check: "permissions", problem: "the directory \(directory) cannot be written by this user, and SQLite creates the store's -wal and -shm files there",
+                                    remedy: "give the app's user write access to the directory, or move the store"))
+        }
+        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) && access(path + suffix, W_OK) != 0 {
+            problems.append(Problem(check: "permissions", problem: "\(path)\(suffix) cannot be written by this user (another user opened the store)",
+                                    remedy: "run the app as the user who owns the store, or chown the \(suffix) file to that user"))
+        }
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: path), let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, mode & 0o002 != 0 {
+            problems.append(Problem(check: "permissions", problem: "\(path) can be written by every user of this machine", remedy: "chmod o-w \(path)"))
+        }
+        return problems
+    }
+}

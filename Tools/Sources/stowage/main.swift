@@ -1,0 +1,4 @@
+import Foundation
+import StowageCommands
+
+exit(StowageCommand.run(Array(CommandLine.arguments.dropFirst())))
