@@ -103,8 +103,11 @@ let package = Package(
         .executableTarget(name: "stowage-command", dependencies: ["StowageCommands"], path: "Tools/Sources/stowage"),
         .testTarget(
             name: "StowageToolsTests",
-            dependencies: ["StowageCommands", "StowageTools", "SpendSmartKit", "RecipesKit", "ExampleTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
-            path: "Tools/Tests/StowageToolsTests"),
+            dependencies: [
+                "StowageCommands", "StowageTools", "SpendSmartKit", "RecipesKit", "ExampleTestSupport", "ReliabilityKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Tools/Tests/StowageToolsTests", exclude: ["Golden"]),
 
         // Examples: logic in a small module, a thin executable. ExampleSupport holds their shared
         // plumbing (console, errors, command-line options), ExampleTestSupport their tests' helpers.

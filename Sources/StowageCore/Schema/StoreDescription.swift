@@ -197,8 +197,11 @@ extension StoreDescription.Entity {
 
 extension StoreDescription.Attribute {
     init(_ attribute: Schema.Attribute, externalTable: String?) {
+        // The bound accessor's type of an optional attribute is the `Optional`.
+        var valueType = attribute.valueType
+        while let optional = valueType as? any OptionalProtocol.Type { valueType = optional.wrappedType }
         name = attribute.name
-        type = String(describing: attribute.valueType)
+        type = String(describing: valueType)
         column = attribute.storageType.rawValue
         isOptional = attribute.isOptional
         isUnique = attribute.isUnique
@@ -213,10 +216,10 @@ extension StoreDescription.Attribute {
             kind = .codable
         case .rawValue:
             kind = .rawValue
-            if let representable = attribute.valueType as? any RawRepresentable.Type {
+            if let representable = valueType as? any RawRepresentable.Type {
                 rawType = String(describing: rawValueType(of: representable))
             }
-            if let iterable = attribute.valueType as? any CaseIterable.Type {
+            if let iterable = valueType as? any CaseIterable.Type {
                 cases = allCases(of: iterable).compactMap { value in
                     switch try? attribute.accessor.encode(constant: value) {
                     case .integer(let number)?: .integer(number)
@@ -227,7 +230,7 @@ extension StoreDescription.Attribute {
                 }
             }
         case .native:
-            kind = Self.nativeKind(attribute.valueType, storage: attribute.storageType)
+            kind = Self.nativeKind(valueType, storage: attribute.storageType)
         }
     }
 

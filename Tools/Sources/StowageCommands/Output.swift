@@ -40,6 +40,7 @@ enum Output {
     static func error(_ message: String) {
         flush()
         let color = isatty(STDERR_FILENO) != 0 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+            && ProcessInfo.processInfo.environment["TERM"] != "dumb"
         FileHandle.standardError.write(Data(((color ? "\u{1B}[31mstowage:\u{1B}[0m " : "stowage: ") + message + "\n").utf8))
     }
 }

@@ -125,13 +125,14 @@ public struct StowageMigrationStatusCommand<App: StowageApp>: ParsableCommand {
             commandName: "status", abstract: "Say whether the store is up to date, needs a migration (exit 3) or does not exist (exit 4).")
     }
 
-    @Option(help: "The store file (the app's default otherwise).", completion: .file()) var store: String?
+    /// `--store` is `migrate`'s (`migrate status --store PATH` and `migrate --store PATH status` alike).
+    @ParentCommand var migrate: StowageMigrateCommand<App>
 
     public init() {}
 
     public func run() throws {
         let status = try ModelContainer.migrationStatus(
-            for: App.schema, migrationPlan: App.migrationPlan, configuration: ModelConfiguration(url: storeURL(store, App.self)))
+            for: App.schema, migrationPlan: App.migrationPlan, configuration: ModelConfiguration(url: storeURL(migrate.store, App.self)))
         Output.line(status.description)
         switch status.state {
         case .upToDate: return

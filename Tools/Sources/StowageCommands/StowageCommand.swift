@@ -286,6 +286,9 @@ struct Import: ParsableCommand {
     @Option(help: "The author of the history transaction.") var author = "stowage-import"
 
     func run() throws {
+        guard FileManager.default.fileExists(atPath: store.store) else {
+            throw ToolError("no store at \(store.store): import adds rows to an existing store; create it by opening it once with your app")
+        }
         let reader = try store.open(writable: true)
         let summary = try Transfer.import(into: reader, author: author) { body in
             var lines = try LineReader(path: file)
@@ -305,7 +308,10 @@ struct Import: ParsableCommand {
                 }
             } else {
                 guard let data = FileManager.default.contents(atPath: file) else { throw ToolError("cannot read \(file)") }
-                let document = try JSONValue(parsing: String(decoding: data, as: UTF8.self))
+                let document: JSONValue
+                do { document = try JSONValue(parsing: String(decoding: data, as: UTF8.self)) } catch let error as ToolError {
+                    throw ToolError("\(file) is neither JSON lines nor JSON (\(error.message)); nothing was imported", exitCode: 65)
+                }
                 guard case .object(let members) = document, case .array(let records)? = document["records"] else {
                     throw ToolError("\(file) is not a Stowage export", exitCode: 65)
                 }
@@ -326,15 +332,19 @@ struct History: ParsableCommand {
         abstract: "Show the store's history: each save with its changes.",
         discussion: "--follow keeps printing the saves of other processes as they commit, until interrupted.")
 
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json, jsonl
+    }
+
     @OptionGroup var store: StoreArgument
     @Option(help: ArgumentHelp("Only the transactions after this token.", valueName: "TOKEN")) var since: Int64?
     @Flag(help: "Keep printing new transactions.") var follow = false
-    @Option(help: "text, json or jsonl.") var format: RowsFormat = .table
+    @Option(help: "text, json or jsonl.") var format: Format = .text
     @Option(help: "Poll interval of --follow, in milliseconds.") var interval = 50
 
     func validate() throws {
-        if format == .csv { throw ValidationError("history is text (the default), json or jsonl") }
         if follow, format == .json { throw ValidationError("--follow prints text or jsonl") }
+        if interval < 1 { throw ValidationError("--interval must be at least 1 millisecond") }
     }
 
     func run() throws {
@@ -355,11 +365,21 @@ struct History: ParsableCommand {
         show(first)
         if first.isEmpty && !follow { Output.line(Output.dim("no transactions" + (since.map { " after \($0)" } ?? ""))) }
         guard follow else { return }
+        var failingSince: Date?
         while true {
             Thread.sleep(forTimeInterval: Double(interval) / 1000)
-            // A fresh connection each time: a -wal that appeared since is read.
-            reader = try store.open()
-            show(try HistoryLog.transactions(in: reader, after: last))
+            // A fresh connection each time: a -wal that appeared since is read. Another process opening
+            // or closing the store makes its files come and go for a moment: a failure is retried, and
+            // reported only when it lasts.
+            do {
+                reader = try store.open()
+                show(try HistoryLog.transactions(in: reader, after: last))
+                failingSince = nil
+            } catch let error as ToolError {
+                let since = failingSince ?? Date()
+                failingSince = since
+                if Date().timeIntervalSince(since) > 10 { throw error }
+            }
         }
     }
 }

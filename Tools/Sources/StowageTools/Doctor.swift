@@ -21,13 +21,26 @@ package enum Doctor {
     package static func examine(_ reader: StoreReader) throws -> [Problem] {
         var problems: [Problem] = []
         let description = reader.description
-        try reader.read { db in
+        // Each check on its own: damage that stops one (a page SQLite cannot read) is reported as that
+        // check's problem, and the others still run.
+        func check(_ name: String, _ body: (Database) throws -> Void) {
+            do {
+                try reader.read(body)
+            } catch {
+                problems.append(Problem(
+                    check: name, problem: "the check could not finish: \(error)",
+                    remedy: "restore the store from a backup; `stowage export` of the entities that can still be read, then `stowage import` into a new store, recovers what is left"))
+            }
+        }
+        check("integrity") { db in
             let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
             if integrity != ["ok"] {
                 problems.append(Problem(
                     check: "integrity", problem: "SQLite found damage: " + integrity.prefix(3).joined(separator: "; ") + (integrity.count > 3 ? " (and \(integrity.count - 3) more)" : ""),
                     remedy: "restore the store from a backup; `stowage export` then `stowage import` into a new store recovers the rows that can still be read"))
             }
+        }
+        check("foreign keys") { db in
             let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
             if let first = violations.first {
                 let table: String = first[0] ?? "?"
@@ -37,6 +50,8 @@ package enum Doctor {
                     check: "foreign keys", problem: "\(violations.count) row(s) link to missing rows (the first: \(table) \(key.map(String.init) ?? "?") links to a missing \(destination))",
                     remedy: "a program wrote the tables without foreign keys enabled; set those links to NULL or delete the rows with `stowage sql --write`"))
             }
+        }
+        check("schema") { db in
             let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
             for entity in description.entities {
                 guard tables.contains(entity.table) else {

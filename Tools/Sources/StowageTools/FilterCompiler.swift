@@ -100,12 +100,11 @@ struct FilterCompiler {
             return "\(column) IS 1"
         }
         position += 1
-        let literal = try self.literal()
-        if literal == nil {
+        guard let literal = try self.literal() else {
             guard op == "==" || op == "!=" else { throw failure("nil can only be compared with == or !=") }
             return "\(column) \(op == "==" ? "IS" : "IS NOT") NULL"
         }
-        let value = try stored(literal!, for: attribute)
+        let value = try stored(literal, for: attribute)
         var left = column
         var placeholder = "?"
         switch attribute.kind {
@@ -183,27 +182,26 @@ struct FilterCompiler {
     }
 
     /// A literal: `nil` for `nil`, else its JSON form.
-    private mutating func literal() throws -> JSONValue?? {
+    private mutating func literal() throws -> JSONValue? {
         guard let token = current else { throw failure("expected a value at the end") }
         position += 1
         switch token {
-        case .string(let text): return .some(.string(text))
-        case .number(let text): return .some(.number(text))
-        case .identifier("nil"): return .some(nil)
-        case .identifier("true"): return .some(.bool(true))
-        case .identifier("false"): return .some(.bool(false))
+        case .string(let text): return .string(text)
+        case .number(let text): return .number(text)
+        case .identifier("nil"): return nil
+        case .identifier("true"): return .bool(true)
+        case .identifier("false"): return .bool(false)
         case .symbol("-"):
             guard case .number(let text)? = current else { throw failure("expected a number after -") }
             position += 1
-            return .some(.number("-" + text))
+            return .number("-" + text)
         default: throw failure("expected a value, found \(describe(token))")
         }
     }
 
     /// The stored form of a literal for `attribute`: a number literal for a `Date` is seconds since 2001,
     /// a string literal for a number is read as one.
-    private func stored(_ literal: JSONValue?, for attribute: StoreDescription.Attribute) throws -> DatabaseValue {
-        guard let literal else { return .null }
+    private func stored(_ literal: JSONValue, for attribute: StoreDescription.Attribute) throws -> DatabaseValue {
         var value = literal
         switch (attribute.kind, literal) {
         case (.date, .number(let text)): if let seconds = Double(text) { return seconds.databaseValue }

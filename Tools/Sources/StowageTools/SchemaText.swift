@@ -100,7 +100,7 @@ package enum SchemaText {
         var lines = [
             "digraph Stowage {",
             "    graph [rankdir=LR, fontname=\"Helvetica\"];",
-            "    node [shape=plaintext, fontname=\"Helvetica\", fontsize=11];",
+            "    node [shape=plain, fontname=\"Helvetica\", fontsize=11];",
             "    edge [fontname=\"Helvetica\", fontsize=10];",
         ]
         for entity in description.entities {
