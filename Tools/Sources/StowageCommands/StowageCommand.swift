@@ -394,7 +394,12 @@ struct DoctorCommand: ParsableCommand {
     @Option(help: "text or json.") var format: ReportFormat = .text
 
     func run() throws {
-        let problems = try Doctor.examine(try store.open())
+        let problems: [Doctor.Problem]
+        do {
+            problems = try Doctor.examine(try store.open())
+        } catch let error as ToolError where error.message.contains("is damaged") {
+            problems = Doctor.examineDamaged(path: store.store)
+        }
         if format == .json {
             Output.line(JSONValue.object([("checks", .array(Doctor.checks.map(JSONValue.string))), ("problems", .array(problems.map(\.json)))]).prettyText)
         } else if problems.isEmpty {

@@ -33,12 +33,7 @@ package enum Doctor {
             }
         }
         check("integrity") { db in
-            let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
-            if integrity != ["ok"] {
-                problems.append(Problem(
-                    check: "integrity", problem: "SQLite found damage: " + integrity.prefix(3).joined(separator: "; ") + (integrity.count > 3 ? " (and \(integrity.count - 3) more)" : ""),
-                    remedy: "restore the store from a backup; `stowage export` then `stowage import` into a new store recovers the rows that can still be read"))
-            }
+            if let problem = try integrityProblem(db) { problems.append(problem) }
         }
         check("foreign keys") { db in
             let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
@@ -79,6 +74,22 @@ package enum Doctor {
                         problems.append(Problem(check: "schema", problem: "\(entity.name).\(attribute.name) is a \(type) column, but a \(attribute.type) is stored as \(attribute.column)",
                                                 remedy: "open the store with your app, which migrates it, or restore it from a backup"))
                     }
+                    // A value the app cannot read: NULL in a non-optional attribute (a column that lost its
+                    // NOT NULL), among this entity's own rows.
+                    if !attribute.isOptional {
+                        var sql = "SELECT count(*) FROM \(quote(entity.table)) WHERE \(quote(attribute.name)) IS NULL"
+                        var arguments: [DatabaseValue] = []
+                        if entity.entityColumnValues != nil {
+                            sql += " AND \(quote(StoreToolSupport.entityColumn)) = ?"
+                            arguments = [entity.name.databaseValue]
+                        }
+                        let missing = try Int64.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0
+                        if missing > 0 {
+                            problems.append(Problem(
+                                check: "schema", problem: "\(missing) \(entity.name) row(s) have no \(attribute.name), which is a non-optional \(attribute.type): the app cannot read them",
+                                remedy: "give them a value with `stowage sql --write \"UPDATE \\\"\(entity.table)\\\" SET \\\"\(attribute.name)\\\" = … WHERE \\\"\(attribute.name)\\\" IS NULL\"`, or restore the store from a backup"))
+                        }
+                    }
                 }
                 for relationship in entity.relationships {
                     if relationship.storage.kind == "foreignKey", let column = relationship.storage.column, columns[column] == nil {
@@ -108,6 +119,34 @@ package enum Doctor {
         }
         problems += permissionProblems(reader.path)
         return problems
+    }
+
+    /// SQLite's integrity check, as a problem (at most three of its messages) or `nil` when it finds none.
+    static func integrityProblem(_ db: Database) throws -> Problem? {
+        // SQLite returns its messages in rows, several a row, one a line.
+        let messages = try String.fetchAll(db, sql: "PRAGMA integrity_check").flatMap { $0.split(separator: "\n").map(String.init) }
+            .filter { !$0.hasPrefix("*** in database") }
+        guard messages != ["ok"] else { return nil }
+        return Problem(
+            check: "integrity", problem: "SQLite found damage: " + messages.prefix(3).joined(separator: "; ") + (messages.count > 3 ? " (and \(messages.count - 3) more)" : ""),
+            remedy: "restore the store from a backup; `stowage export` then `stowage import` into a new store recovers the rows that can still be read")
+    }
+
+    /// The checks that can run on a store too damaged to open as one (its metadata cannot be read).
+    package static func examineDamaged(path: String) -> [Problem] {
+        var problems: [Problem]
+        do {
+            let queue = try StoreReader.open(path: path, writable: false)
+            problems = try queue.read { db in try integrityProblem(db).map { [$0] } ?? [] }
+        } catch {
+            problems = []
+        }
+        if problems.isEmpty {
+            problems.append(Problem(
+                check: "integrity", problem: "SQLite cannot read the store's metadata: the file is damaged",
+                remedy: "restore the store from a backup"))
+        }
+        return problems + permissionProblems(path)
     }
 
     static func permissionProblems(_ path: String) -> [Problem] {

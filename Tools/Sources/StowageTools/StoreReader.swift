@@ -158,7 +158,7 @@ package final class StoreReader: @unchecked Sendable {  // @unchecked: immutable
         } catch let error as DatabaseError {
             switch error.resultCode {
             case .SQLITE_NOTADB: throw ToolError("\(path) is not an SQLite database, so not a Stowage store")
-            case .SQLITE_CORRUPT: throw ToolError("\(path) is damaged (\(error.message ?? "database disk image is malformed")): restore it from a backup, or see `stowage doctor`")
+            case .SQLITE_CORRUPT: throw ToolError("\(path) is damaged (\(error.message ?? "database disk image is malformed")): restore it from a backup; `stowage doctor` names the damage")
             case .SQLITE_BUSY, .SQLITE_LOCKED: throw ToolError("\(path) is busy: another process holds a lock on it (\(error.message ?? ""))")
             case .SQLITE_CANTOPEN: throw ToolError("\(path) cannot be opened (\(error.message ?? "unable to open database file"))")
             case .SQLITE_READONLY: throw ToolError("\(path) cannot be written: \(error.message ?? "read-only")")
