@@ -101,3 +101,30 @@ struct PostgresMigrationTests {
         #expect(counts == [50, 50, 50, 50])
     }
 }
+
+/// A PostgreSQL store records the description of its models as an SQLite store does: written when it
+/// is created, and added again on the next open by a container that can save.
+@Suite("PostgreSQL: the description of the models", .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+struct PostgresDescriptionTests {
+    @Test func aStoreDescribesItsModelsAndGetsItBackOnOpen() throws {
+        let database = try TestDatabase()
+        let driver = try PostgresDriver(try PostgresConfiguration(url: database.url))
+        defer { driver.shutdown() }
+        func description() throws -> String? {
+            try driver.withConnection { connection in
+                var found: String?
+                try connection.query("SELECT \"value\" FROM \"_stowage_metadata\" WHERE \"key\" = 'schema_description'", []) { row in
+                    if case .text(let text) = row.first { found = text }
+                }
+                return found
+            }
+        }
+        do { _ = try database.container([NotesV2.Jotting.self, NotesV2.Binder.self]) }
+        let recorded = try #require(try description())
+        #expect(recorded.contains("\"name\":\"Jotting\"") && recorded.contains("\"type\":\"Bool\""))
+        try driver.withConnection { try $0.execute("DELETE FROM \"_stowage_metadata\" WHERE \"key\" = 'schema_description'") }
+        #expect(try description() == nil)
+        do { _ = try database.container([NotesV2.Binder.self, NotesV2.Jotting.self]) }
+        #expect(try description() == recorded, "the same description, whatever the models' order")
+    }
+}

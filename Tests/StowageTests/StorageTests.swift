@@ -103,7 +103,7 @@ enum StoreV2 {
                 ($0["key"] as String, $0["value"] as String)
             })
         }
-        #expect(Set(metadata.keys) == ["store_identifier", "schema_version", "schema_layout", "schema_fingerprint"])
+        #expect(Set(metadata.keys) == ["store_identifier", "schema_version", "schema_layout", "schema_fingerprint", "schema_description"])
         #expect(metadata["schema_version"] == "3.1.4")
         #expect(metadata["store_identifier"] == (container.store as! SQLiteStore).identifier)
         // The layout is canonical JSON a person can read: entities and columns sorted by name.
