@@ -42,11 +42,13 @@ extension StowageApp {
 /// 4 when there is no store yet, 1 when opening it would fail (a newer or unknown version, a change the
 /// lightweight migration refuses), 64 for a usage error.
 public struct StowageAppCommand<App: StowageApp>: ParsableCommand {
+    /// `stowage`, with its `migrate` subcommand.
     public static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: "stowage", abstract: "The app's store: its migrations.", subcommands: [StowageMigrateCommand<App>.self])
     }
 
+    /// A command as swift-argument-parser makes it, before parsing.
     public init() {}
 
     /// Runs `arguments` (those after `stowage`) and returns the exit status.
@@ -81,6 +83,7 @@ enum MigrationExit {
 /// `migrate`: migrates the store (what opening it does), or with `--dry-run` prints what that would
 /// run; `migrate status` says where the store stands.
 public struct StowageMigrateCommand<App: StowageApp>: ParsableCommand {
+    /// `migrate`, with its `status` subcommand.
     public static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: "migrate",
@@ -92,8 +95,10 @@ public struct StowageMigrateCommand<App: StowageApp>: ParsableCommand {
     @Option(help: "The store file (the app's default otherwise).", completion: .file()) var store: String?
     @Flag(help: "Print the statements the migration would run, without writing anything.") var dryRun = false
 
+    /// A command as swift-argument-parser makes it, before parsing.
     public init() {}
 
+    /// Migrates the store, or prints what migrating it would run.
     public func run() throws {
         let configuration = ModelConfiguration(url: storeURL(store, App.self))
         let status = try ModelContainer.migrationStatus(for: App.schema, migrationPlan: App.migrationPlan, configuration: configuration)
@@ -120,6 +125,7 @@ public struct StowageMigrateCommand<App: StowageApp>: ParsableCommand {
 
 /// `migrate status`: where the store stands against the app's models.
 public struct StowageMigrationStatusCommand<App: StowageApp>: ParsableCommand {
+    /// `status`.
     public static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: "status", abstract: "Say whether the store is up to date, needs a migration (exit 3) or does not exist (exit 4).")
@@ -128,8 +134,10 @@ public struct StowageMigrationStatusCommand<App: StowageApp>: ParsableCommand {
     /// `--store` is `migrate`'s (`migrate status --store PATH` and `migrate --store PATH status` alike).
     @ParentCommand var migrate: StowageMigrateCommand<App>
 
+    /// A command as swift-argument-parser makes it, before parsing.
     public init() {}
 
+    /// Prints where the store stands, and exits with its status.
     public func run() throws {
         let status = try ModelContainer.migrationStatus(
             for: App.schema, migrationPlan: App.migrationPlan, configuration: ModelConfiguration(url: storeURL(migrate.store, App.self)))

@@ -9,6 +9,7 @@ import StowageTools
 /// Every command that only reads leaves the store's bytes, its `-wal` and `-shm` and its directory as
 /// they were, and sees what another process saved even before it was checkpointed.
 public struct StowageCommand: ParsableCommand {
+    /// `stowage` and its subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "stowage",
         abstract: "See, check, export and import a Stowage store without the app's models.",
@@ -17,6 +18,7 @@ public struct StowageCommand: ParsableCommand {
             Inspect.self, SchemaCommand.self, Rows.self, SQL.self, Export.self, Import.self, History.self, DoctorCommand.self, Migrate.self,
         ])
 
+    /// A command as swift-argument-parser makes it, before parsing.
     public init() {}
 
     /// Runs the command line `arguments` (without the program's name), printing what it prints, and

@@ -86,7 +86,7 @@ package enum SchemaText {
         for (from, relationship, inverse) in pairs(description) {
             let left = inverse.map { $0.isToMany ? "}o" : "|o" } ?? "}o"
             let right = relationship.isToMany ? "o{" : "o|"
-            let label = [relationship.name, inverse?.name].compactMap { $0 }.joined(separator: " / ") + " (\(relationship.deleteRule))"
+            let label = pairLabel(relationship, inverse, separator: " / ")
             lines.append("    \(from) \(left)--\(right) \(relationship.destination) : \"\(label)\"")
         }
         return lines.joined(separator: "\n")
@@ -116,13 +116,18 @@ package enum SchemaText {
             }
         }
         for (from, relationship, inverse) in pairs(description) {
-            let label = [relationship.name, inverse?.name].compactMap { $0 }.joined(separator: " / ") + "\\n" + relationship.deleteRule
+            let label = pairLabel(relationship, inverse, separator: "\\n")
             let head = relationship.isToMany ? "crow" : "tee"
             let tail = inverse.map { $0.isToMany ? "crow" : "tee" } ?? "none"
             lines.append("    \"\(from)\" -> \"\(relationship.destination)\" [label=\"\(label)\", arrowhead=\(head), arrowtail=\(tail), dir=both];")
         }
         lines.append("}")
         return lines.joined(separator: "\n")
+    }
+
+    /// `transactions (cascade) / budget (nullify)`: each side's name with its delete rule.
+    private static func pairLabel(_ relationship: StoreDescription.Relationship, _ inverse: StoreDescription.Relationship?, separator: String) -> String {
+        ([relationship] + (inverse.map { [$0] } ?? [])).map { "\($0.name) (\($0.deleteRule))" }.joined(separator: separator)
     }
 
     /// Each relationship once: with its inverse when it has one (from the side whose name sorts first).
