@@ -191,10 +191,11 @@ package enum Transfer {
             let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
             if let first = violations.first {
                 let table: String = first[0] ?? "?"
-                let key: Int64? = first[1]
+                // The key the row has in the file (before it was moved past the store's own).
+                let key = (first[1] as Int64?).map { $0 - (offsets[table] ?? 0) }
                 let destination: String = first[2] ?? "?"
                 throw ToolError(
-                    "\(violations.count) imported row(s) link to rows that are neither in the file nor in the store (the first: \(table) \(key.map(String.init) ?? "?") links to a missing \(destination)); nothing was imported",
+                    "\(violations.count) imported row(s) link to rows that are neither in the file nor in the store (the first: \(table) \(key.map(String.init) ?? "?") of the file links to a missing \(destination)); nothing was imported",
                     exitCode: 65)
             }
             let transaction = try StoreToolSupport.recordInserts(order.map { ($0, inserted[$0]!) }, author: author, in: db)

@@ -330,6 +330,44 @@ struct ImportTests {
         #expect(again.errorOutput.contains("nothing was imported"))
     }
 
+    /// Imported into a store whose keys overlap the file's, the rows move past the store's own keys and
+    /// every link follows them: each part still belongs to its gadget, each tag to its gadgets.
+    @Test func rowsWhoseKeysAreTakenMoveWithTheirLinks() throws {
+        let directory = try TemporaryDirectory(prefix: "stowage-import-moved")
+        defer { directory.remove() }
+        let url = try makeGadgetStore(directory)
+        let file = directory.path("gadgets.jsonl")
+        try Tool.run("stowage", ["export", url.path]).output.write(toFile: file, atomically: true, encoding: .utf8)
+
+        let target = directory.url.appendingPathComponent("target.store")
+        do {
+            let context = ModelContext(try ModelContainer(for: Schema(toolModels), configurations: ModelConfiguration(url: target)))
+            for index in 0..<3 {
+                let gadget = ToolGadget(name: "Other \(index)", count: 10 + index)
+                context.insert(gadget)
+                gadget.parts = [ToolPart(label: "other \(index)")]
+                gadget.tags = [ToolTag(name: "blue \(index)")]
+            }
+            try context.save()
+        }
+        let run = try Tool.run("stowage", ["import", target.path, file])
+        #expect(run.status == 0, "\(run.errorOutput)")
+        #expect(run.output.contains("Keys were moved"))
+
+        let context = ModelContext(try ModelContainer(for: Schema(toolModels), configurations: ModelConfiguration(url: target)))
+        let gadgets = try context.fetch(FetchDescriptor<ToolGadget>(sortBy: [SortDescriptor(\.count)]))
+        #expect(gadgets.map(\.name) == (0..<5).map { "Gadget \($0)" } + (0..<3).map { "Other \($0)" })
+        for gadget in gadgets {
+            let expected = gadget.name.hasPrefix("Gadget") ? ["a\(gadget.count)", "b\(gadget.count)"] : ["other \(gadget.count - 10)"]
+            #expect(gadget.parts.map(\.label) == expected, "\(gadget.name)")
+            #expect(gadget.parts.allSatisfy { $0.gadget === gadget })
+        }
+        #expect(gadgets[0].tags.map(\.name) == ["red"])
+        #expect(Set(try context.fetch(FetchDescriptor<ToolTag>(predicate: #Predicate { $0.name == "red" })).first?.gadgets.map(\.name) ?? [])
+            == ["Gadget 0", "Gadget 1", "Gadget 2"])
+        #expect(gadgets[5].tags.map(\.name) == ["blue 0"])
+    }
+
     /// A record that does not fit the store's models refuses the whole file, and the store's bytes do
     /// not change.
     @Test func oneBadRecordImportsNothing() throws {
