@@ -53,25 +53,9 @@ public struct StowageAppCommand<App: StowageApp>: ParsableCommand {
 
     /// Runs `arguments` (those after `stowage`) and returns the exit status.
     public static func run(_ arguments: [String]) -> Int32 {
-        do {
-            var command = try parseAsRoot(arguments)
-            try command.run()
-            Output.flush()
-            return 0
-        } catch {
-            Output.flush()
-            if let error = error as? StowageError {
-                Output.error(error.message)
-                return 1
-            }
-            let code = exitCode(for: error)
-            let message = fullMessage(for: error)
-            if !message.isEmpty {
-                if code == .success { print(message) } else { FileHandle.standardError.write(Data((message + "\n").utf8)) }
-            }
-            return code.rawValue
-        }
+        runAsRoot(arguments)
     }
+
 }
 
 /// The exit statuses of `migrate status` and `migrate --dry-run`.

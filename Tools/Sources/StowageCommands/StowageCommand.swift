@@ -24,6 +24,16 @@ public struct StowageCommand: ParsableCommand {
     /// Runs the command line `arguments` (without the program's name), printing what it prints, and
     /// returns the exit status: what `stowage` itself runs.
     public static func run(_ arguments: [String]) -> Int32 {
+        runAsRoot(arguments)
+    }
+
+}
+
+extension ParsableCommand {
+    /// Parses and runs `arguments` as this root command, and returns the exit status. A ``ToolError``
+    /// or a ``StowageError`` is one line on standard error (`stowage: …`); usage errors and `--help` are
+    /// swift-argument-parser's.
+    static func runAsRoot(_ arguments: [String]) -> Int32 {
         do {
             var command = try parseAsRoot(arguments)
             try command.run()
@@ -32,6 +42,9 @@ public struct StowageCommand: ParsableCommand {
         } catch let error as ToolError {
             Output.error(error.message)
             return error.exitCode
+        } catch let error as StowageError {
+            Output.error(error.message)
+            return 1
         } catch {
             Output.flush()
             let code = exitCode(for: error)

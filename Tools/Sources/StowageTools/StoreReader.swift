@@ -169,6 +169,4 @@ package final class StoreReader: @unchecked Sendable {  // @unchecked: immutable
 }
 
 /// An SQL identifier, quoted.
-func quote(_ identifier: String) -> String {
-    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-}
+func quote(_ identifier: String) -> String { StoreToolSupport.quote(identifier) }

@@ -20,6 +20,9 @@ package enum StoreToolSupport {
         try SQLiteMigrator.untouchedReadingPath(path)
     }
 
+    /// An SQL identifier, quoted as the store quotes its own.
+    package static func quote(_ identifier: String) -> String { SQLiteSQL.quote(identifier) }
+
     /// The SQL function that makes the key by which Swift compares a `String` (its NFC form).
     package static var textKeyFunction: String { SwiftTextKey.function }
     /// The key by which Swift compares `text` (`==`, `<`): what ``textKeyFunction`` makes of it in SQL.
