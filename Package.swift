@@ -23,10 +23,11 @@ let swiftSyntax = Package.Dependency.package(url: "https://github.com/swiftlang/
 // other platforms only.
 let withoutSwiftData: [Platform] = [.linux, .windows, .android, .openbsd, .wasi]
 
-// `STOWAGE_WITHOUT_POSTGRES=1` leaves the PostgreSQL store out of the package: the Thread Sanitizer run
-// (Reliability/tsan.sh), whose tests do not use it, would otherwise build SwiftNIO, swift-crypto and
-// postgres-nio a second time, under TSan.
-let withPostgres = ProcessInfo.processInfo.environment["STOWAGE_WITHOUT_POSTGRES"] == nil
+// `STOWAGE_WITHOUT_POSTGRES=1` leaves out of the package what SwiftNIO carries: the PostgreSQL store, and
+// the servers (Stowage Studio, the example todo server, and with Studio the `stowage studio` command).
+// The Thread Sanitizer run (Reliability/tsan.sh), whose tests use none of them, would otherwise build
+// SwiftNIO, swift-crypto, postgres-nio and Hummingbird a second time, under TSan.
+let withServers = ProcessInfo.processInfo.environment["STOWAGE_WITHOUT_POSTGRES"] == nil
 
 // `STOWAGE_TEST_TARGETS=A,B` keeps only those test targets, and of the examples only what they use: the
 // Thread Sanitizer run (Reliability/tsan.sh) then builds what its tests need, not every test target
@@ -49,9 +50,12 @@ let package = Package(
         // stowage migrate --dry-run`), and the store reader Stowage Studio is built on. swift-argument-parser
         // is built only for these two products.
         .library(name: "StowageCommands", targets: ["StowageCommands"]),
-    ] + (withPostgres ? [
+    ] + (withServers ? [
         // The PostgreSQL store (`PostgresConfiguration`): the only product that builds postgres-nio.
         .library(name: "StowagePostgres", targets: ["StowagePostgres"]),
+        // Stowage Studio: a store in the browser, live and editable, for an app's own Hummingbird server
+        // (`stowage studio STORE` serves it on its own).
+        .library(name: "StowageStudio", targets: ["StowageStudio"]),
         // The example JSON server (Examples/TodoServer): Hummingbird over SQLite or PostgreSQL.
         .executable(name: "todo-server", targets: ["todo-server"]),
     ] : []),
@@ -62,9 +66,9 @@ let package = Package(
         // `swift package generate-documentation` (.ci/docs builds the documentation with docc directly).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-    ] + (withPostgres ? [
+    ] + (withServers ? [
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        // The example server only; without its default traits (swift-configuration support).
+        // Stowage Studio and the example server; without its default traits (swift-configuration support).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     ] : []),
     targets: [
@@ -100,7 +104,10 @@ let package = Package(
             name: "StowageCommands",
             dependencies: ["Stowage", "StowageTools", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/Sources/StowageCommands"),
-        .executableTarget(name: "stowage-command", dependencies: ["StowageCommands"], path: "Tools/Sources/stowage"),
+        .executableTarget(
+            name: "stowage-command",
+            dependencies: ["StowageCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")] + (withServers ? ["StowageStudio"] : []),
+            path: "Tools/Sources/stowage"),
         .testTarget(
             name: "StowageToolsTests",
             dependencies: [
@@ -122,7 +129,7 @@ let package = Package(
         .target(name: "ReopenFixtures", dependencies: ["Stowage"], path: "Tests/ReopenFixtures"),
         .executableTarget(
             name: "stowage-reopen-probe",
-            dependencies: ["ReopenFixtures", .product(name: "GRDBSQLite", package: "GRDB.swift")] + (withPostgres ? ["StowagePostgres"] : []),
+            dependencies: ["ReopenFixtures", .product(name: "GRDBSQLite", package: "GRDB.swift")] + (withServers ? ["StowagePostgres"] : []),
             path: "Tests/ReopenProbe"),
         // Models and app code in a target whose default isolation is the main actor (Xcode 26's app default).
         .target(name: "MainActorModels", dependencies: ["Stowage"], path: "Tests/MainActorModels",
@@ -197,7 +204,7 @@ let package = Package(
             path: "Reliability/Sources/ReliabilityKit"),
         .executableTarget(name: "stowage-reliability", dependencies: ["ReliabilityKit"], path: "Reliability/Sources/stowage-reliability"),
         .testTarget(name: "ReliabilityTests", dependencies: ["ReliabilityKit"], path: "Reliability/Tests/ReliabilityTests"),
-    ] + (withPostgres ? [
+    ] + (withServers ? [
         // The PostgreSQL store's connections (postgres-nio); the store itself is in StowageCore, beside SQLite's.
         .target(
             name: "StowagePostgres",
@@ -208,6 +215,22 @@ let package = Package(
         .testTarget(
             name: "StowagePostgresTests",
             dependencies: ["StowagePostgres", "PostgresTestSupport", "ReopenFixtures", .product(name: "PostgresNIO", package: "postgres-nio")]),
+
+        // Stowage Studio (Tools/Sources/StowageStudio): pages, their JSON, live updates and edits over
+        // StowageTools' reader and editor, or over an app's container.
+        .target(
+            name: "StowageStudio",
+            dependencies: [
+                "Stowage", "StowageTools", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Tools/Sources/StowageStudio"),
+        .testTarget(
+            name: "StowageStudioTests",
+            dependencies: [
+                "StowageStudio", "StowageTools", "SpendSmartKit", "RecipesKit", "ExampleTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Tools/Tests/StowageStudioTests"),
 
         // A JSON API over lists and their items, on an SQLite file or on PostgreSQL (`--postgres URL`).
         .target(

@@ -98,8 +98,9 @@ extension ModelContext {
                 } ?? []
                 switch relationship.deleteRule {
                 case .deny where !related.isEmpty:
-                    let names = related.map { "\(($0 as! any PersistentModel).persistentModelID)" }
-                    denials.append("\(model.persistentModelID).\(relationship.name) still refers to \(names.joined(separator: ", "))")
+                    denials.append(StowageError.deleteDenial(
+                        "\(model.persistentModelID)", relationship: relationship.name,
+                        refersTo: related.map { "\(($0 as! any PersistentModel).persistentModelID)" }))
                 case .cascade:
                     for object in related {
                         visited.insert(ObjectIdentifier(object))
@@ -113,10 +114,7 @@ extension ModelContext {
             }
         }
         if !denials.isEmpty {
-            throw StowageError(
-                .deleteDenied,
-                "The save would delete models whose relationships deny deletion while they refer to other models: \(denials.joined(separator: "; ")). Remove those references first, or roll back. Nothing was written.",
-                entityName: deleted.models.first?.persistentBackingData.entity?.name)
+            throw StowageError.deleteDenied(denials, entityName: deleted.models.first?.persistentBackingData.entity?.name)
         }
         return scheduled
     }
@@ -152,10 +150,9 @@ extension ModelContext {
                 try RelationshipGraph.load(relationship, of: model)
                 let count = relationship.accessor?.related(model).filter { !goingAway.contains(ObjectIdentifier($0)) }.count ?? 0
                 if (minimum > 0 && count < minimum) || (maximum > 0 && count > maximum) {
-                    throw StowageError(
-                        .relationshipCount,
-                        "\(model.persistentModelID).\(relationship.name) has \(count) models; it needs \(minimum > 0 ? "at least \(minimum)" : "")\(minimum > 0 && maximum > 0 ? " and " : "")\(maximum > 0 ? "at most \(maximum)" : ""). Nothing was written.",
-                        entityName: entity.name, propertyName: relationship.name)
+                    throw StowageError.relationshipCount(
+                        "\(model.persistentModelID)", entity: entity.name, relationship: relationship.name, count: count,
+                        minimum: minimum, maximum: maximum)
                 }
             }
         }
@@ -219,5 +216,30 @@ extension ModelContext {
                 }
             }
         }
+    }
+}
+
+extension StowageError {
+    /// One refusal of a `.deny` relationship: `model` (an identifier's description, `Budget/p1`) still
+    /// refers to `related` through `relationship`.
+    static func deleteDenial(_ model: String, relationship: String, refersTo related: [String]) -> String {
+        "\(model).\(relationship) still refers to \(related.joined(separator: ", "))"
+    }
+
+    /// The error of a save that leaves `model` (an identifier's description) with `count` related models
+    /// through `relationship`, outside its `minimumModelCount` / `maximumModelCount` (0: no limit).
+    static func relationshipCount(_ model: String, entity: String, relationship: String, count: Int, minimum: Int, maximum: Int) -> StowageError {
+        StowageError(
+            .relationshipCount,
+            "\(model).\(relationship) has \(count) models; it needs \(minimum > 0 ? "at least \(minimum)" : "")\(minimum > 0 && maximum > 0 ? " and " : "")\(maximum > 0 ? "at most \(maximum)" : ""). Nothing was written.",
+            entityName: entity, propertyName: relationship)
+    }
+
+    /// The error of a save whose deletions `.deny` relationships refuse (``deleteDenial(_:relationship:refersTo:)``).
+    static func deleteDenied(_ denials: [String], entityName: String?) -> StowageError {
+        StowageError(
+            .deleteDenied,
+            "The save would delete models whose relationships deny deletion while they refer to other models: \(denials.joined(separator: "; ")). Remove those references first, or roll back. Nothing was written.",
+            entityName: entityName)
     }
 }

@@ -27,6 +27,13 @@ public struct StowageCommand: ParsableCommand {
         runAsRoot(arguments)
     }
 
+    /// Runs the command line `arguments` as `root`, a command whose subcommands add to ``configuration``'s
+    /// (the `stowage` executable adds `studio`), with the same one-line errors and exit statuses.
+    /// Runs asynchronously: a subcommand may be an `AsyncParsableCommand`.
+    public static func run(_ arguments: [String], as root: any ParsableCommand.Type) async -> Int32 {
+        await root.runAsRootAsync(arguments)
+    }
+
 }
 
 extension ParsableCommand {
@@ -39,13 +46,37 @@ extension ParsableCommand {
             try command.run()
             Output.flush()
             return 0
-        } catch let error as ToolError {
+        } catch {
+            return exitStatus(after: error)
+        }
+    }
+
+    /// ``runAsRoot(_:)`` for a command line whose commands may run asynchronously (a server).
+    static func runAsRootAsync(_ arguments: [String]) async -> Int32 {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+            Output.flush()
+            return 0
+        } catch {
+            return exitStatus(after: error)
+        }
+    }
+
+    /// Prints what `error` says, as the command line shows errors, and returns the exit status.
+    private static func exitStatus(after error: any Error) -> Int32 {
+        switch error {
+        case let error as ToolError:
             Output.error(error.message)
             return error.exitCode
-        } catch let error as StowageError {
+        case let error as StowageError:
             Output.error(error.message)
             return 1
-        } catch {
+        default:
             Output.flush()
             let code = exitCode(for: error)
             let message = fullMessage(for: error)

@@ -111,7 +111,7 @@ package struct Inspection: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    static func bytes(_ count: Int64) -> String {
+    package static func bytes(_ count: Int64) -> String {
         if count < 1024 { return "\(count) bytes" }
         let units = ["KiB", "MiB", "GiB", "TiB"]
         var value = Double(count) / 1024

@@ -81,6 +81,22 @@ package struct RowQuery: Sendable {
     package var limit: Int?
     /// The key of the row the page starts after.
     package var after: Int64?
+    /// Only the rows a relationship of another row links to: its to-many list, or the row of a to-one.
+    package var related: Related?
+    /// Only the row with this key.
+    package var key: Int64?
+
+    /// The rows a relationship of one row links to.
+    package struct Related: Sendable {
+        /// The relationship, on the entity of the row `key` names (its destination is the query's entity).
+        package let relationship: StoreDescription.Relationship
+        /// The key of the row whose links these are.
+        package let key: Int64
+        package init(relationship: StoreDescription.Relationship, key: Int64) {
+            self.relationship = relationship
+            self.key = key
+        }
+    }
 
     package init(entity: StoreDescription.Entity, filter: String? = nil, sort: [SortKey] = [], limit: Int? = nil, after: Int64? = nil) {
         self.entity = entity
@@ -109,6 +125,13 @@ package struct RowQuery: Sendable {
             conditions.append("\(quote(StoreToolSupport.entityColumn)) IN (\(names.map { _ in "?" }.joined(separator: ", ")))")
             arguments += names.map(\.databaseValue)
         }
+        if let key {
+            conditions.append("\(quote(StoreToolSupport.primaryKeyColumn)) = ?")
+            arguments.append(key.databaseValue)
+        }
+        if let related {
+            conditions.append(try relatedCondition(related, arguments: &arguments))
+        }
         if let filter, !filter.trimmingCharacters(in: .whitespaces).isEmpty {
             var compiler = FilterCompiler(entity: entity)
             let condition = try compiler.compile(filter)
@@ -124,6 +147,58 @@ package struct RowQuery: Sendable {
         sql += " ORDER BY " + order.map { $0.expression + ($0.descending ? " DESC" : "") }.joined(separator: ", ")
         if let limit { sql += " LIMIT \(limit + 1)" }
         return (sql, StatementArguments(arguments))
+    }
+
+    /// How many rows the query's filter and relationship leave (no paging): a relationship's count is
+    /// bounded by its links, a filtered table's is not.
+    package func count(in reader: StoreReader) throws -> Int64 {
+        var query = self
+        query.limit = nil
+        query.after = nil
+        query.sort = []
+        let (sql, arguments) = try query.sql()
+        return try reader.read { db in try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(sql))", arguments: arguments) ?? 0 }
+    }
+
+    /// The condition on the destination's rows that `related`'s relationship links from its row.
+    private func relatedCondition(_ related: Related, arguments: inout [DatabaseValue]) throws -> String {
+        let relationship = related.relationship
+        let pk = quote(StoreToolSupport.primaryKeyColumn)
+        let storage = relationship.storage
+        arguments.append(related.key.databaseValue)
+        switch storage.kind {
+        case "foreignKey":
+            guard let column = storage.column, let source = sourceTable else { break }
+            return "\(pk) = (SELECT \(quote(column)) FROM \(quote(source)) WHERE \(pk) = ?)"
+        case "inverse":
+            guard let inverse = relationship.inverse, let link = entity.relationships.first(where: { $0.name == inverse }),
+                  link.storage.kind == "foreignKey", let column = link.storage.column else { break }
+            return "\(quote(column)) = ?"
+        case "joinTable":
+            guard let table = storage.table, let column = storage.column, let other = storage.otherColumn else { break }
+            return "\(pk) IN (SELECT \(quote(other)) FROM \(quote(table)) WHERE \(quote(column)) = ?)"
+        default: break
+        }
+        throw ToolError("the links of \(relationship.name) cannot be read from this store's description")
+    }
+
+    /// The table of the entity a ``related`` relationship starts from, set by ``relatedRows(of:relationship:key:in:)``.
+    var sourceTable: String?
+
+    /// The query of the rows `relationship` of the row `key` of `source` links to.
+    package static func relatedRows(
+        of source: StoreDescription.Entity, relationship name: String, key: Int64, in description: StoreDescription
+    ) throws -> RowQuery {
+        guard let relationship = source.relationships.first(where: { $0.name == name }) else {
+            throw ToolError("\(source.name) has no relationship \(name); its relationships are \(source.relationships.map(\.name).joined(separator: ", "))", exitCode: 64)
+        }
+        guard let destination = description.entity(named: relationship.destination) else {
+            throw ToolError("\(relationship.name) leads to \(relationship.destination), which the store does not describe")
+        }
+        var query = RowQuery(entity: destination)
+        query.related = Related(relationship: relationship, key: key)
+        query.sourceTable = source.table
+        return query
     }
 
     private func selectExpression(_ column: RowColumn) -> String {

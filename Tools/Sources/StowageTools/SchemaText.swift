@@ -17,7 +17,7 @@ package enum SchemaText {
     }
 
     /// `transactions: [Transaction] (cascade, inverse Transaction.budget, ordered)`.
-    static func relationshipSummary(_ relationship: StoreDescription.Relationship) -> String {
+    package static func relationshipSummary(_ relationship: StoreDescription.Relationship) -> String {
         var details = [relationship.deleteRule]
         if let inverse = relationship.inverse { details.append("inverse \(relationship.destination).\(inverse)") }
         if relationship.isOrdered { details.append("ordered") }
@@ -28,7 +28,7 @@ package enum SchemaText {
     }
 
     /// `unique (name)`, `index (date, amount)`.
-    static func indexSummaries(_ entity: StoreDescription.Entity) -> [String] {
+    package static func indexSummaries(_ entity: StoreDescription.Entity) -> [String] {
         entity.uniqueness.map { "unique (\($0.joined(separator: ", ")))" } + entity.indices.map { "index (\($0.joined(separator: ", ")))" }
     }
 

@@ -136,7 +136,8 @@ extension StoreDescription.Value {
         }
     }
 
-    var jsonText: String {
+    /// The value as JSON text (a raw value as an edit or an export writes it).
+    package var jsonText: String {
         switch self {
         case .integer(let value): String(value)
         case .real(let value): String(value)

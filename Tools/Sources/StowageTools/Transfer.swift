@@ -198,7 +198,8 @@ package enum Transfer {
                     "\(violations.count) imported row(s) link to rows that are neither in the file nor in the store (the first: \(table) \(key.map(String.init) ?? "?") of the file links to a missing \(destination)); nothing was imported",
                     exitCode: 65)
             }
-            let transaction = try StoreToolSupport.recordInserts(order.map { ($0, inserted[$0]!) }, author: author, in: db)
+            let transaction = try StoreToolSupport.recordTransaction(
+                order.map { StoreToolSupport.ChangeRun(kind: .insert, entity: $0, keys: inserted[$0]!) }, author: author, in: db)
             return ImportSummary(rows: order.map { ($0, inserted[$0]!.count) }, links: links, transaction: transaction, movedTables: moved.sorted())
         }
     }

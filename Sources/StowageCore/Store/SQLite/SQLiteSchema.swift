@@ -120,9 +120,15 @@ enum SQLiteSchema {
     /// index compare as Swift does (see ``SwiftTextKey``). Upserts name the same list as their
     /// conflict target.
     static func keyList(_ names: [String], of entity: Schema.Entity) -> String {
+        keyList(names) { (entity.storedPropertiesByName[$0] as? Schema.Attribute)?.comparesAsSwiftString == true }
+    }
+
+    /// The indexed expressions over `names`, keying the names for which `comparesAsSwiftString` is true
+    /// by ``SwiftTextKey`` (see ``keyList(_:of:)``).
+    static func keyList(_ names: [String], comparesAsSwiftString: (String) -> Bool) -> String {
         names.map { name in
             let column = SQLiteSQL.quote(name)
-            guard (entity.storedPropertiesByName[name] as? Schema.Attribute)?.comparesAsSwiftString == true else { return column }
+            guard comparesAsSwiftString(name) else { return column }
             return "\(SwiftTextKey.function)(\(column))"
         }.joined(separator: ", ")
     }

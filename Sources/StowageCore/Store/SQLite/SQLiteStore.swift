@@ -476,21 +476,8 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             }
             historyTablesExist.store(true, ordering: .releasing)
             return result
-        } catch var error as StowageError {
-            if let sqliteCode = error.sqliteCode, error.code != .constraintViolation {
-                // A statement that failed (`SQLiteStatement.error(of:)`): SQLite's message, with what it means.
-                let entityName = error.entityName
-                error = StowageError.sqlite(
-                    sqliteCode, error.code == .fetchFailed ? .saveFailed : error.code,
-                    Self.saveFailure(sqliteCode), message: error.message, sql: error.sql,
-                    underlying: error.underlying)
-                error.entityName = entityName
-            } else if error.code == .saveFailed || error.code == .constraintViolation || error.code == .saveConflict {
-                error = StowageError(
-                    error.code, "The save failed and nothing was written: \(error.message)",
-                    entityName: error.entityName, sql: error.sql, sqliteCode: error.sqliteCode, underlying: error.underlying)
-            }
-            throw error
+        } catch let error as StowageError {
+            throw Self.saveError(error)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
             throw StowageError(
                 .storeBusy,
@@ -501,6 +488,27 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
                 error.extendedResultCode.rawValue, .saveFailed, Self.saveFailure(error.extendedResultCode.rawValue),
                 message: error.message ?? "\(error)", sql: error.sql, underlying: error)
         }
+    }
+
+    /// The error a save reports for an error thrown while writing its change set: a statement that failed
+    /// (``SQLiteStatement/error(of:)``) gets SQLite's message with what it means for the data, and a
+    /// constraint violation, failure or conflict says that nothing was written.
+    static func saveError(_ error: StowageError) -> StowageError {
+        var error = error
+        if let sqliteCode = error.sqliteCode, error.code != .constraintViolation {
+            // A statement that failed (`SQLiteStatement.error(of:)`): SQLite's message, with what it means.
+            let entityName = error.entityName
+            error = StowageError.sqlite(
+                sqliteCode, error.code == .fetchFailed ? .saveFailed : error.code,
+                Self.saveFailure(sqliteCode), message: error.message, sql: error.sql,
+                underlying: error.underlying)
+            error.entityName = entityName
+        } else if error.code == .saveFailed || error.code == .constraintViolation || error.code == .saveConflict {
+            error = StowageError(
+                error.code, "The save failed and nothing was written: \(error.message)",
+                entityName: error.entityName, sql: error.sql, sqliteCode: error.sqliteCode, underlying: error.underlying)
+        }
+        return error
     }
 
     /// What a save that failed with SQLite's extended result code `extended` means for the data.
@@ -704,10 +712,7 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             key = sqlite3_column_int64(statement, 0)
         } else if entity.isInHierarchy, !Self.upsertConstraints(entity).isEmpty {
             // The upsert met a row of another class of the hierarchy, which it does not change.
-            throw StowageError(
-                .constraintViolation,
-                "A new \(entity.name) has the unique values of a stored model of another class of \(entity.tableName)'s hierarchy; an insert cannot change a stored model's class. Delete the stored model first (in an earlier save), or change the values. Nothing was written.",
-                entityName: entity.name)
+            throw Self.upsertMetAnotherClass(entity: entity.name, table: entity.tableName)
         } else {
             key = sqlite3_last_insert_rowid(db.sqliteConnection)
         }
@@ -715,6 +720,15 @@ final class SQLiteStore: ModelStore, @unchecked Sendable {
             try writeExternal(attribute, of: entity, primaryKey: key, value: attribute.storableValue(of: insert.model), db)
         }
         return key
+    }
+
+    /// The error of an insert whose unique values are those of a stored row of another class of its
+    /// class hierarchy's `table`: an upsert does not change a row's class.
+    static func upsertMetAnotherClass(entity: String, table: String) -> StowageError {
+        StowageError(
+            .constraintViolation,
+            "A new \(entity) has the unique values of a stored model of another class of \(table)'s hierarchy; an insert cannot change a stored model's class. Delete the stored model first (in an earlier save), or change the values. Nothing was written.",
+            entityName: entity)
     }
 
     /// The entity and changed columns of an UPDATE: saves that change the same columns of many rows

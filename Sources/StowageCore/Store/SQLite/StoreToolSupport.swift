@@ -76,10 +76,41 @@ package enum StoreToolSupport {
             keys: try SQLiteHistory.decodeKeys(keys))
     }
 
-    /// Records a transaction of inserted rows in the store's history, as a save would, inside the
-    /// caller's transaction (for instance, an import's): one run per entity, keys in order.
+    /// One run of changes a tool records in a history transaction: consecutive changes of one kind to
+    /// one entity (and, for updates, the same properties), as a save writes them.
+    package struct ChangeRun: Sendable {
+        /// What a run records.
+        package enum Kind: Sendable {
+            case insert, update, delete
+        }
+
+        package let kind: Kind
+        /// The entity of the rows (a subclass's rows under the subclass's name).
+        package let entity: String
+        /// The updated properties (updates: attributes, then relationships), or the
+        /// `.preserveValueOnDeletion` attributes (deletions), in declaration order; empty otherwise.
+        package let properties: [String]
+        /// The rows' primary keys, in the order of the changes.
+        package let keys: [Int64]
+        /// Deletions with preserved attributes: per row, the stored values of ``properties``.
+        package let values: [[DatabaseValue]]?
+
+        package init(kind: Kind, entity: String, properties: [String] = [], keys: [Int64], values: [[DatabaseValue]]? = nil) {
+            self.kind = kind
+            self.entity = entity
+            self.properties = properties
+            self.keys = keys
+            self.values = values
+        }
+    }
+
+    /// Records a history transaction of `runs`, in order, inside the caller's transaction (an import's, an
+    /// edit's), as a save records its own: a transaction row with the author and a fresh random `origin`
+    /// (so that every container watching the file, including one in this process, takes it for another
+    /// process's save), then one change row per run, keys and preserved values encoded as a save
+    /// encodes them. Runs without keys are left out.
     /// - Returns: the transaction's number.
-    package static func recordInserts(_ inserts: [(entity: String, keys: [Int64])], author: String?, in db: Database) throws -> Int64 {
+    package static func recordTransaction(_ runs: [ChangeRun], author: String?, in db: Database) throws -> Int64 {
         for statement in SQLiteHistory.createStatements { try db.execute(sql: statement) }
         try db.execute(
             sql: """
@@ -92,16 +123,91 @@ package enum StoreToolSupport {
             ])
         let transaction = db.lastInsertedRowID
         var position = 0
-        for (entity, keys) in inserts where !keys.isEmpty {
-            let record = SQLiteHistory.Record(position: position, entity: entity, kind: .insert, properties: nil, keys: keys, values: nil)
+        for run in runs where !run.keys.isEmpty {
+            let kind: SQLiteHistory.Kind = switch run.kind {
+            case .insert: .insert
+            case .update: .update
+            case .delete: .delete
+            }
+            // As a save writes them: properties for updates, and for deletions that preserve values.
+            let properties: [String]? = kind == .insert || run.properties.isEmpty ? nil : run.properties
+            let values = run.values.map { rows in rows.map { $0.map(StorageValue.init(stored:)) } }
+            let record = SQLiteHistory.Record(
+                position: position, entity: run.entity, kind: kind, properties: properties, keys: run.keys,
+                values: properties == nil || kind != .delete ? nil : values)
             try db.execute(
                 sql: """
                     INSERT INTO \(SQLiteSQL.quote(SQLiteHistory.changeTable)) ("transaction", "position", "entity", "kind", "properties", "keys", "values") \
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: StatementArguments(record.arguments(transaction: transaction).map(\.databaseValue)))
-            position += keys.count
+            position += run.keys.count
         }
         return transaction
+    }
+
+    // MARK: The errors of a save
+
+    /// The error the app's save reports when a statement writing its changes fails as `error` did (a
+    /// UNIQUE constraint, a full disk…): the same code and message, `entityName` the entity written.
+    package static func saveError(_ error: DatabaseError, entityName: String?) -> StowageError {
+        // As `SQLiteStatement.error(of:)` reports a failed statement, then as the save reports it.
+        let extended = error.extendedResultCode.rawValue
+        var failure = StowageError(
+            StowageError.Code(sqlite: extended, else: .saveFailed), error.message ?? "unknown SQLite error", sql: error.sql, sqliteCode: extended,
+            underlying: error)
+        failure.entityName = entityName
+        return SQLiteStore.saveError(failure)
+    }
+
+    /// The error the app's save reports when `.deny` relationships refuse its deletions. Each denial names
+    /// a row to be deleted (its entity and key), the relationship, and the rows it still refers to.
+    package static func deleteDenied(
+        _ denials: [(entity: String, key: Int64, relationship: String, related: [(entity: String, key: Int64)])], entityName: String?
+    ) -> StowageError {
+        StowageError.deleteDenied(
+            denials.map { denial in
+                StowageError.deleteDenial(
+                    identifier(denial.entity, denial.key), relationship: denial.relationship, refersTo: denial.related.map { identifier($0.entity, $0.key) })
+            },
+            entityName: entityName)
+    }
+
+    /// The error the app's save reports for a row left with `count` related rows through a to-many
+    /// `relationship` whose `minimumModelCount` or `maximumModelCount` (0: none) it breaks.
+    package static func relationshipCount(entity: String, key: Int64, relationship: String, count: Int, minimum: Int, maximum: Int) -> StowageError {
+        StowageError.relationshipCount(identifier(entity, key), entity: entity, relationship: relationship, count: count, minimum: minimum, maximum: maximum)
+    }
+
+    /// The error the app's save reports for an insert whose unique values are a stored row's of another
+    /// class of its hierarchy's `table` (an upsert does not change a row's class).
+    package static func upsertMetAnotherClass(entity: String, table: String) -> StowageError {
+        SQLiteStore.saveError(SQLiteStore.upsertMetAnotherClass(entity: entity, table: table))
+    }
+
+    /// How a ``PersistentIdentifier`` of a stored row reads in messages: `Budget/p7`.
+    package static func identifier(_ entity: String, _ key: Int64) -> String {
+        "\(PersistentIdentifier(entityName: entity, storeIdentifier: "", key: .row(key)))"
+    }
+
+    // MARK: Uniqueness
+
+    /// The indexed expressions of the store's uniqueness constraint over `names` of `entity` (a `String`
+    /// attribute by its Swift text key), which an upsert names as its conflict target.
+    package static func uniqueKeyList(_ names: [String], of entity: StoreDescription.Entity) -> String {
+        SQLiteSchema.keyList(names) { name in entity.attributes.first { $0.name == name }?.kind == .string }
+    }
+}
+
+extension StorageValue {
+    /// A value as GRDB read it.
+    fileprivate init(stored value: DatabaseValue) {
+        switch value.storage {
+        case .null: self = .null
+        case .int64(let number): self = .integer(number)
+        case .double(let number): self = .real(number)
+        case .string(let text): self = .text(text)
+        case .blob(let data): self = .blob(data)
+        }
     }
 }

@@ -1,0 +1,46 @@
+// snippet.hide
+// Stowage Studio mounted in an app's own Hummingbird server, behind the app's authentication.
+import Foundation
+import Hummingbird
+import Stowage
+import StowageStudio
+
+@Model
+final class Budget {
+    @Attribute(.unique) var name: String
+    var limit: Double
+    init(name: String, limit: Double) {
+        self.name = name
+        self.limit = limit
+    }
+}
+
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("app-studio-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+let storeURL = directory.appendingPathComponent("budgets.store")
+
+// snippet.show
+/// The app's own check: only requests with the administrators' key reach the studio.
+struct AdministratorsOnly<Context: RequestContext>: RouterMiddleware {
+    let key: String
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.headers[.authorization] == "Bearer \(key)" else { throw HTTPError(.unauthorized) }
+        return try await next(request, context)
+    }
+}
+
+// Package.swift: .product(name: "StowageStudio", package: "Stowage")
+let container = try ModelContainer(for: Budget.self, configurations: ModelConfiguration(url: storeURL))
+let router = Router()
+// … the app's own routes …
+
+// Edits are saves of a ModelContext of `container`: the app's delete rules, uniqueness and observers.
+let studio = try StowageStudio(container: container, allowsEditing: true)
+studio.addRoutes(to: router.group("admin/studio").add(middleware: AdministratorsOnly(key: "an administrator's key")))
+
+let app = Application(router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 8080)))
+// try await app.runService()
+// snippet.end
+// snippet.hide
+_ = app

@@ -1,0 +1,139 @@
+import Foundation
+import GRDB
+import StowageCore
+import StowageTools
+
+/// Text escaped for HTML content and attribute values.
+func escape(_ text: String) -> String {
+    var result = ""
+    result.reserveCapacity(text.utf8.count)
+    for character in text.unicodeScalars {
+        switch character {
+        case "&": result += "&amp;"
+        case "<": result += "&lt;"
+        case ">": result += "&gt;"
+        case "\"": result += "&quot;"
+        case "'": result += "&#39;"
+        default: result.unicodeScalars.append(character)
+        }
+    }
+    return result
+}
+
+/// A URL query component, percent-encoded (everything but unreserved characters).
+func encodeQuery(_ text: String) -> String {
+    var allowed = CharacterSet.alphanumerics
+    allowed.insert(charactersIn: "-._~")
+    return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+}
+
+/// The URLs of a studio's pages, under the path it is served at (`""` on its own, `/admin/studio`
+/// mounted in an app).
+struct Paths: Sendable {
+    let base: String
+
+    func page(_ path: String, _ query: [(String, String?)] = []) -> String {
+        let pairs = query.compactMap { name, value in value.map { "\(encodeQuery(name))=\(encodeQuery($0))" } }
+        return base + path + (pairs.isEmpty ? "" : "?" + pairs.joined(separator: "&"))
+    }
+
+    func entity(_ name: String) -> String { base + "/entities/" + encodeQuery(name) }
+    func row(_ entity: String, _ key: Int64) -> String { self.entity(entity) + "/\(key)" }
+}
+
+/// What every page shares: where it is served, what the store has, and whether it may edit.
+struct PageContext: Sendable {
+    let paths: Paths
+    let storeName: String
+    let entities: [String]
+    let isWritable: Bool
+    let csrf: String
+
+    /// A complete page: the navigation, `body` in `<main>`, the stylesheet and script of the binary.
+    /// - Parameters:
+    ///   - live: what the page shows live; its content is the element `#live`, refreshed when a save
+    ///     changes one of `watching` (every save when empty).
+    ///   - alternate: the page's JSON twin.
+    func page(title: String, current: String, watching: [String] = [], alternate: String?, body: String) -> String {
+        let navigation = [("Overview", "/", "overview"), ("Schema", "/schema", "schema"), ("SQL", "/sql", "sql"), ("History", "/history", "history")]
+            .map { label, path, id in
+                "<a href=\"\(escape(paths.page(path)))\"\(current == id ? " aria-current=\"page\"" : "")>\(label)</a>"
+            }.joined()
+        let entityLinks = entities.map { name in
+            "<li><a href=\"\(escape(paths.entity(name)))\"\(current == "entity:" + name ? " aria-current=\"page\"" : "")>\(escape(name))</a></li>"
+        }.joined()
+        return """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="stowage-csrf" content="\(escape(csrf))">
+            <meta name="stowage-events" content="\(escape(paths.page("/events")))">
+            <title>\(escape(title)) · Stowage Studio</title>
+            <link rel="stylesheet" href="\(escape(paths.page("/assets/studio.css")))">
+            \(alternate.map { "<link rel=\"alternate\" type=\"application/json\" href=\"\(escape($0))\">" } ?? "")
+            <script src="\(escape(paths.page("/assets/studio.js")))" defer></script>
+            </head>
+            <body data-watching="\(escape(watching.joined(separator: " ")))">
+            <a class="skip" href="#main">Skip to content</a>
+            <header>
+            <span class="brand">Stowage Studio</span>
+            <span class="store" title="\(escape(storeName))">\(escape(storeName))</span>
+            <span class="mode \(isWritable ? "editing" : "reading")">\(isWritable ? "editing" : "read-only")</span>
+            <nav aria-label="Pages">\(navigation)</nav>
+            </header>
+            <div class="layout">
+            <nav class="entities" aria-label="Entities"><h2>Entities</h2><ul>\(entityLinks)</ul></nav>
+            <main id="main" tabindex="-1">
+            <h1>\(escape(title))</h1>
+            <div id="live">
+            \(body)
+            </div>
+            </main>
+            </div>
+            <div id="notice" role="status" aria-live="polite"></div>
+            </body>
+            </html>
+            """
+    }
+
+    /// A hidden field with the page's CSRF token, for every form that posts.
+    var csrfField: String { "<input type=\"hidden\" name=\"csrf\" value=\"\(escape(csrf))\">" }
+}
+
+/// A table of rows: the key links to the row's page, a to-one link to the related row's.
+func rowsTable(_ columns: [RowColumn], _ rows: [[DatabaseValue]], entity: String, paths: Paths, caption: String,
+               sortLink: ((RowColumn) -> (href: String, state: String)?)? = nil) -> String {
+    var html = "<div class=\"scroll\"><table class=\"rows\"><caption>\(escape(caption))</caption><thead><tr>"
+    for column in columns {
+        let label = "\(escape(column.name))<small>\(escape(column.typeName))</small>"
+        if let sort = sortLink?(column) {
+            html += "<th scope=\"col\" aria-sort=\"\(sort.state)\"><a href=\"\(escape(sort.href))\">\(label)</a></th>"
+        } else {
+            html += "<th scope=\"col\">\(label)</th>"
+        }
+    }
+    html += "</tr></thead><tbody>"
+    for row in rows {
+        html += "<tr>"
+        let key = row.first.flatMap(Int64.fromDatabaseValue)
+        for (index, column) in columns.enumerated() {
+            let value = row[index]
+            html += index == 0 ? "<th scope=\"row\">" : "<td>"
+            switch column.content {
+            case .key:
+                html += key.map { "<a href=\"\(escape(paths.row(entity, $0)))\">\($0)</a>" } ?? ""
+            case .link(let relationship):
+                html += Int64.fromDatabaseValue(value).map { "<a href=\"\(escape(paths.row(relationship.destination, $0)))\">\(escape(relationship.destination)) \($0)</a>" }
+                    ?? "<span class=\"nil\">nil</span>"
+            default:
+                html += column.text(value).map { escape(String($0.prefix(200))) } ?? "<span class=\"nil\">nil</span>"
+            }
+            html += index == 0 ? "</th>" : "</td>"
+        }
+        html += "</tr>"
+    }
+    if rows.isEmpty { html += "<tr><td colspan=\"\(columns.count)\" class=\"empty\">No rows.</td></tr>" }
+    return html + "</tbody></table></div>"
+}

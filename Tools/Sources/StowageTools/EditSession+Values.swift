@@ -1,0 +1,170 @@
+import Foundation
+import GRDB
+import StowageCore
+
+extension EditSession {
+    /// The values of an update or insert, checked against the entity's description, in declaration
+    /// order: stored attribute values, and the keys to-one relationships are set to.
+    struct Assignments {
+        /// Attributes and their stored values.
+        var attributes: [(attribute: StoreDescription.Attribute, value: DatabaseValue)] = []
+        /// To-one relationships and the rows they link to (`nil`: none).
+        var links: [(relationship: StoreDescription.Relationship, target: StoredRow?)] = []
+    }
+
+    /// Checks `values` (JSON as `stowage export` writes it) against `entity`.
+    /// - Parameter subject: the row in messages (`Budget 'Food'`, `a new Budget`).
+    /// - Throws: ``ToolError`` naming the unknown property, the wrong value or the missing row.
+    func assignments(_ values: [String: JSONValue], for entity: StoreDescription.Entity, subject: String) throws -> Assignments {
+        let toOne = entity.relationships.filter { !$0.isToMany }
+        for name in values.keys.sorted() where !entity.attributes.contains(where: { $0.name == name }) && !toOne.contains(where: { $0.name == name }) {
+            if let list = entity.relationships.first(where: { $0.name == name }) {
+                let inverse = list.inverse.flatMap { inverse in description.entity(named: list.destination)?.relationships.first { $0.name == inverse } }
+                let hint = inverse.map { !$0.isToMany ? "set \(list.destination).\($0.name) of each related row instead" : "edit it in the app" } ?? "edit it in the app"
+                throw ToolError("\(entity.name).\(name) is a to-many relationship, which the editor does not set: \(hint)", exitCode: 64)
+            }
+            throw ToolError(
+                "\(entity.name) has no attribute or to-one relationship \(name); its attributes are \(entity.attributes.map(\.name).joined(separator: ", "))"
+                    + (toOne.isEmpty ? "" : " and its to-one relationships \(toOne.map(\.name).joined(separator: ", "))"),
+                exitCode: 64)
+        }
+        var result = Assignments()
+        for attribute in entity.attributes {
+            guard let value = values[attribute.name] else { continue }
+            do {
+                result.attributes.append((attribute, try StoredValues.stored(value, for: attribute)))
+            } catch let error as ToolError {
+                throw ToolError("\(subject): \(error.message)", exitCode: 65)
+            }
+        }
+        for relationship in toOne {
+            guard let value = values[relationship.name] else { continue }
+            guard let destination = description.entity(named: relationship.destination) else {
+                throw ToolError("\(entity.name).\(relationship.name) leads to \(relationship.destination), which the store does not describe")
+            }
+            if value == .null {
+                result.links.append((relationship, nil))
+                continue
+            }
+            guard case .number(let text) = value, let key = Int64(text) else {
+                throw ToolError(
+                    "\(subject): \(relationship.name) takes the key of a \(destination.name) (a number) or null, not \(value.text.prefix(60))", exitCode: 65)
+            }
+            guard let target = try storedRow(destination, key: key) else {
+                throw ToolError("\(subject): \(relationship.name) cannot link to \(destination.name) \(key), which does not exist", exitCode: 65)
+            }
+            result.links.append((relationship, target))
+        }
+        return result
+    }
+
+    // MARK: Update
+
+    /// Sets attributes and to-one relationships of the row `key` of `entity`, as setting the model's
+    /// properties and saving does.
+    mutating func update(entity name: String, key: Int64, values: [String: JSONValue]) throws {
+        let row = try requireRow(entity: try entity(named: name), key: key)
+        guard !values.isEmpty else { throw ToolError("the update of \(try label(row)) sets no value", exitCode: 64) }
+        let assignments = try self.assignments(values, for: row.entity, subject: try label(row))
+        let pk = Self.pk
+        let columns = assignments.attributes.filter { $0.attribute.externalTable == nil }
+        if !columns.isEmpty {
+            try execute(
+                "UPDATE \(quote(row.entity.table)) SET \(columns.map { "\(quote($0.attribute.name)) = ?" }.joined(separator: ", ")) WHERE \(pk) = ?",
+                StatementArguments(columns.map(\.value) + [row.key.databaseValue]), entity: row.entity.name)
+        }
+        for (attribute, value) in assignments.attributes {
+            guard let side = attribute.externalTable else { continue }
+            try writeExternal(value, to: side, key: row.key, entity: row.entity.name)
+        }
+        log.update(row, attributes: assignments.attributes.map(\.attribute.name))
+        countCandidates.append(row)
+        for (relationship, target) in assignments.links {
+            try setLink(relationship, of: row, to: target, replacing: true)
+        }
+    }
+
+    /// Writes an external-storage value in its side table, as the app does (a row even for `nil`).
+    func writeExternal(_ value: DatabaseValue, to side: String, key: Int64, entity: String) throws {
+        let pk = Self.pk
+        try execute(
+            "INSERT INTO \(quote(side)) (\(pk), \"value\") VALUES (?, ?) ON CONFLICT(\(pk)) DO UPDATE SET \"value\" = excluded.\"value\"",
+            [key, value], entity: entity)
+    }
+
+    // MARK: Insert
+
+    /// Inserts a row of `entity` as inserting a model and saving does: an insert with the unique values
+    /// of a stored row of its class updates that row (SwiftData's upsert), which keeps its key.
+    /// - Returns: the row's key.
+    mutating func insert(entity name: String, values: [String: JSONValue]) throws -> Int64 {
+        let entity = try entity(named: name)
+        let assignments = try self.assignments(values, for: entity, subject: "a new \(entity.name)")
+        let missing = entity.attributes.filter { !$0.isOptional && values[$0.name] == nil }.map(\.name)
+        guard missing.isEmpty else {
+            throw ToolError(
+                "a new \(entity.name) needs a value for \(missing.joined(separator: ", ")): \(missing.count == 1 ? "it is" : "they are") not optional, and the editor does not know the model's default values",
+                exitCode: 65)
+        }
+        let given = Dictionary(assignments.attributes.map { ($0.attribute.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let columnAttributes = entity.attributes.filter { $0.externalTable == nil }
+        // The columns the app's INSERT writes: every attribute of the row's class (nil when not given),
+        // and its class in a hierarchy's table.
+        var columns = columnAttributes.map { quote($0.name) }
+        var arguments = columnAttributes.map { given[$0.name] ?? .null }
+        let entityColumn = quote(StoreToolSupport.entityColumn)
+        let inHierarchy = entity.entityColumnValues != nil
+        if inHierarchy {
+            columns.append(entityColumn)
+            arguments.append(entity.name.databaseValue)
+        }
+        let table = quote(entity.table)
+        var sql = "INSERT INTO \(table) "
+        sql += columns.isEmpty ? "DEFAULT VALUES" : "(\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+        // As the app's upsert: one ON CONFLICT clause per uniqueness constraint on the row's own columns.
+        let constraints = entity.uniqueness.filter { names in names.allSatisfy { name in columnAttributes.contains { $0.name == name } } }
+        let pk = Self.pk
+        if !constraints.isEmpty {
+            let updates = columns.filter { $0 != entityColumn }.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            let sameClass = inHierarchy ? " WHERE \(entityColumn) = excluded.\(entityColumn)" : ""
+            for constraint in constraints {
+                sql += " ON CONFLICT(\(StoreToolSupport.uniqueKeyList(constraint, of: entity))) DO UPDATE SET \(updates)\(sameClass)"
+            }
+            sql += " RETURNING \(pk)"
+        }
+        // A new row's key is past every key the table has had (AUTOINCREMENT); an upsert's is not.
+        let newest = try Int64.fetchOne(db, sql: "SELECT max(\(pk)) FROM \(table)") ?? 0
+        let key: Int64
+        if constraints.isEmpty {
+            try execute(sql, StatementArguments(arguments), entity: entity.name)
+            key = db.lastInsertedRowID
+        } else {
+            let returned: Int64?
+            do {
+                returned = try Int64.fetchOne(db, sql: sql, arguments: StatementArguments(arguments))
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                throw StoreToolSupport.saveError(error, entityName: entity.name)
+            }
+            if let returned {
+                key = returned
+            } else if inHierarchy {
+                // The upsert met a row of another class of the hierarchy, which it does not change.
+                throw StoreToolSupport.upsertMetAnotherClass(entity: entity.name, table: entity.table)
+            } else {
+                key = db.lastInsertedRowID
+            }
+        }
+        for attribute in entity.attributes {
+            guard let side = attribute.externalTable else { continue }
+            try writeExternal(given[attribute.name] ?? .null, to: side, key: key, entity: entity.name)
+        }
+        let row = StoredRow(entity: entity, key: key)
+        log.insert(row, isNew: key > newest)
+        countCandidates.append(row)
+        // As the app writes a new model's links: those it has (a nil one leaves an upserted row's link).
+        for (relationship, target) in assignments.links where target != nil {
+            try setLink(relationship, of: row, to: target, replacing: false)
+        }
+        return key
+    }
+}

@@ -1,0 +1,211 @@
+import ExampleTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Stowage
+@testable import StowageStudio
+import StowageTools
+import Testing
+
+@Suite("Stowage Studio's edits")
+struct StudioEditTests {
+    /// The store reopened by the app, with its models listed in another order.
+    func reopened(_ url: URL) throws -> ModelContext {
+        ModelContext(try ModelContainer(for: Schema(studioModels.reversed()), configurations: ModelConfiguration(url: url)))
+    }
+
+    func budget(_ name: String, in context: ModelContext) throws -> StudioBudget? {
+        try context.fetch(FetchDescriptor<StudioBudget>(predicate: #Predicate { $0.name == name })).first
+    }
+
+    @Test("A form's edit saves only what changed, as one save by stowage-studio the app reads back")
+    func formEdit() async throws {
+        let directory = try TemporaryDirectory(prefix: "studio-form")
+        defer { directory.remove() }
+        let url = try makeStudioStore(directory)
+        let key = try #require(try budget("Food", in: reopened(url))?.persistentModelID.rowKeyForTests)
+        try await withStudio(url, writable: true) { client in
+            let page = try await client.get("/entities/StudioBudget/\(key)")
+            #expect(page.text.contains("name=\"value:limit\""))
+            #expect(page.text.contains("<select id=\"field-kind\" name=\"value:kind\">"))
+            // The form as the browser posts it: every field with what it showed; only limit and note changed.
+            let form = [
+                "value:name=Food", "shown:name=Food", "value:limit=450.5", "shown:limit=400.0",
+                "value:kind=%22household%22", "shown:kind=%22household%22",
+                "value:note=weekly+shop", "shown:note=%00nil",
+                "value:created=2001-01-02T00:00", "shown:created=2001-01-02T00:00",
+            ].joined(separator: "&")
+            let saved = try await client.post("/entities/StudioBudget/\(key)", form: form)
+            #expect(saved.status == .seeOther)
+            #expect(saved.headers[.location] == "/entities/StudioBudget/\(key)")
+        }
+        let context = try reopened(url)
+        let food = try #require(try budget("Food", in: context))
+        #expect(food.limit == 450.5)
+        #expect(food.note == "weekly shop")
+        #expect(food.created == Date(timeIntervalSinceReferenceDate: 86_400))
+        let transactions = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        let last = try #require(transactions.last)
+        #expect(last.author == "stowage-studio")
+        let updates = last.changes.compactMap { change -> Set<AnyKeyPath>? in
+            guard case .update(let update) = change, let budget = update as? DefaultHistoryUpdate<StudioBudget> else { return nil }
+            return Set(budget.updatedAttributes.map { $0 as AnyKeyPath })
+        }
+        #expect(updates == [[\StudioBudget.limit, \StudioBudget.note]])
+    }
+
+    @Test("Nil and empty are different: the nil box stores nil, an empty field an empty string")
+    func nilAndEmpty() async throws {
+        let directory = try TemporaryDirectory(prefix: "studio-nil")
+        defer { directory.remove() }
+        let url = try makeStudioStore(directory)
+        try await withStudio(url, writable: true) { client in
+            _ = try await client.post("/entities/StudioBudget/1", form: "value:note=&shown:note=%00nil")
+            #expect(try await client.get("/entities/StudioBudget/1.json").json["values"]?["note"] == .string(""))
+            _ = try await client.post("/entities/StudioBudget/1", form: "value:note=&nil:note=on&shown:note=")
+            #expect(try await client.get("/entities/StudioBudget/1.json").json["values"]?["note"] == .null)
+        }
+    }
+
+    @Test("A unique value another row has is refused with the app's message, and nothing is written")
+    func uniqueness() async throws {
+        let directory = try TemporaryDirectory(prefix: "studio-unique")
+        defer { directory.remove() }
+        let url = try makeStudioStore(directory)
+        // What the app itself says for the same change, on a copy of the store.
+        let copy = directory.url.appendingPathComponent("copy.store")
+        try FileManager.default.copyItem(at: url, to: copy)
+        let appContext = try reopened(copy)
+        try #require(try budget("Fun", in: appContext)).name = "Food"
+        var message = ""
+        do { try appContext.save() } catch let error as StowageError { message = error.message }
+        let appMessage = message
+        #expect(!appMessage.isEmpty)
+
+        let before = try Data(contentsOf: url)
+        try await withStudio(url, writable: true) { client in
+            let fun = try await client.get("/entities/StudioBudget.json?where=\(encodeQuery("name == \"Fun\""))").json
+            guard case .number(let key)? = StudioRouteTests.rows(fun).first?["_pk"] else { Issue.record("no Fun"); return }
+            let refused = try await client.post("/entities/StudioBudget/\(key).json", json: #"{"values": {"name": "Food"}}"#)
+            #expect(refused.status == .conflict)
+            #expect(refused.json["error"] == .string(appMessage))
+        }
+        #expect(try Data(contentsOf: url) == before || (try budget("Fun", in: reopened(url))) != nil)
+        #expect(try reopened(url).fetchCount(FetchDescriptor<StudioBudget>()) == 2)
+    }
+
+    @Test("Deleting shows what the delete rules remove first, then removes exactly that")
+    func deleteWithRules() async throws {
+        let directory = try TemporaryDirectory(prefix: "studio-delete")
+        defer { directory.remove() }
+        let url = try makeStudioStore(directory)
+        let food = try #require(try budget("Food", in: reopened(url)))
+        let key = try #require(food.persistentModelID.rowKeyForTests)
+        try await withStudio(url, writable: true) { client in
+            let preview = try await client.get("/entities/StudioBudget/\(key)/delete")
+            #expect(preview.text.contains("Deleting StudioBudget &#39;Food&#39; also deletes 12 StudioEntry rows"))
+            #expect(preview.text.contains("<button type=\"submit\" class=\"danger\">Delete</button>"))
+            let deleted = try await client.post("/entities/StudioBudget/\(key)/delete", form: "")
+            #expect(deleted.status == .seeOther)
+        }
+        let context = try reopened(url)
+        #expect(try context.fetchCount(FetchDescriptor<StudioBudget>()) == 1)
+        #expect(try context.fetch(FetchDescriptor<StudioEntry>()).map(\.note).sorted() == ["cinema 1", "cinema 2"])
+        #expect(try context.fetch(FetchDescriptor<StudioTag>()).first?.entries.isEmpty == true)
+        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last?.author == "stowage-studio")
+    }
+
+    @Test("A new row from the form is inserted, with every value by its type")
+    func insert() async throws {
+        let directory = try TemporaryDirectory(prefix: "studio-insert")
+        defer { directory.remove() }
+        let url = try makeStudioStore(directory)
+        try await withStudio(url, writable: true) { client in
+            let form = try await client.get("/entities/StudioBudget/new")
+            #expect(form.text.contains("<form method=\"post\" action=\"/entities/StudioBudget\""))
+            let missing = try await client.post("/entities/StudioBudget", form: "value:name=Travel")
+            #expect(missing.status == .badRequest || missing.status == .conflict)
+            let created = try await client.post(
+                "/entities/StudioBudget",
+                form: "value:name=Travel&value:limit=1200&value:kind=%22leisure%22&nil:note=on&value:note=&value:created=2026-03-01T08:30")
+            #expect(created.status == .seeOther)
+        }
+        let travel = try #require(try budget("Travel", in: reopened(url)))
+        #expect(travel.limit == 1200 && travel.kind == .leisure && travel.note == nil)
+        #expect(travel.created == ISO8601DateFormatter().date(from: "2026-03-01T08:30:00Z"))
+    }
+
+    @Test("Mounted in an app's server, under its path, edits are saves of the app's container")
+    func mounted() async throws {
+        let directory = try TemporaryDirectory(prefix: "studio-mounted")
+        defer { directory.remove() }
+        let url = try makeStudioStore(directory)
+        let container = try ModelContainer(for: Schema(studioModels), configurations: ModelConfiguration(url: url))
+        let studio = try StowageStudio(container: container, allowsEditing: true)
+        #expect(studio.token == nil)
+        let router = Router()
+        studio.addRoutes(to: router.group("admin/studio"))
+        let app = Application(router: router)
+        let mainContext = ModelContext(container)
+        let food = try #require(try budget("Food", in: mainContext))
+        let key = try #require(food.persistentModelID.rowKeyForTests)
+        try await app.test(.router) { client in
+            let overview = try await client.execute(uri: "/admin/studio", method: .get)
+            #expect(overview.status == .ok)
+            #expect(String(buffer: overview.body).contains("href=\"/admin/studio/entities/StudioBudget\""))
+            let edit = try await client.execute(
+                uri: "/admin/studio/entities/StudioBudget/\(key).json", method: .post,
+                headers: [.contentType: "application/json", .init("X-CSRF-Token")!: studio.site.csrf],
+                body: ByteBuffer(string: #"{"values": {"limit": 999, "kind": "leisure"}}"#))
+            #expect(edit.status == .ok, "\(String(buffer: edit.body))")
+            let delete = try await client.execute(
+                uri: "/admin/studio/entities/StudioEntry/1/delete.json", method: .post,
+                headers: [.init("X-CSRF-Token")!: studio.site.csrf])
+            #expect(delete.status == .ok, "\(String(buffer: delete.body))")
+        }
+        let fresh = ModelContext(container)
+        let edited = try #require(try budget("Food", in: fresh))
+        #expect(edited.limit == 999 && edited.kind == .leisure)
+        #expect(try fresh.fetchCount(FetchDescriptor<StudioEntry>()) == 13)
+        #expect(try fresh.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).suffix(2).allSatisfy { $0.author == "stowage-studio" })
+    }
+
+    @Test("The change feed tells a page about another process's save, naming its entities")
+    func liveFeed() async throws {
+        let directory = try TemporaryDirectory(prefix: "studio-live")
+        defer { directory.remove() }
+        let url = try makeStudioStore(directory)
+        let feed = ChangeFeed(backend: try FileBackend(path: url.path, writable: false))
+        let changes = feed.changes()
+        let started = ContinuousClock.now
+        let app = try reopened(url)
+        try #require(try budget("Fun", in: app)).limit = 90
+        try app.save()
+        let received = try await firstChange(changes, within: .seconds(10))
+        #expect(received?.entities == ["StudioBudget"])
+        print("The change feed saw another container's save after \(ContinuousClock.now - started).")
+    }
+
+    func firstChange(_ changes: AsyncStream<ChangeFeed.Change>, within limit: Duration) async throws -> ChangeFeed.Change? {
+        try await withThrowingTaskGroup(of: ChangeFeed.Change?.self) { group in
+            group.addTask {
+                for await change in changes { return change }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+}
+
+extension PersistentIdentifier {
+    /// The row's key, from the identifier's description (`Entity/…/123`).
+    var rowKeyForTests: Int64? {
+        description.split(whereSeparator: { !$0.isNumber }).last.flatMap { Int64($0) }
+    }
+}
