@@ -119,10 +119,10 @@ enum EditForm {
                 let key = Int64.fromDatabaseValue(value)
                 let shown = key.map(String.init) ?? ""
                 html += "<div class=\"field\"><label for=\"\(escape(id))\">\(escape(column.name)) <small>key of a \(escape(relationship.destination)), empty for nil</small></label>"
-                html += "<input id=\"\(escape(id))\" name=\"value:\(escape(column.name))\" type=\"number\" step=\"1\" value=\"\(shown)\">"
+                html += "<div class=\"control\"><input id=\"\(escape(id))\" name=\"value:\(escape(column.name))\" type=\"number\" step=\"1\" value=\"\(shown)\">"
                 html += "<input type=\"hidden\" name=\"shown:\(escape(column.name))\" value=\"\(shown)\">"
                 if let key { html += " <a href=\"\(escape(paths.row(relationship.destination, key)))\">\(escape(relationship.destination)) \(key)</a>" }
-                html += "</div>"
+                html += "</div></div>"
             case .attribute(let attribute):
                 html += attributeField(attribute, value: value, isNew: values == nil, id: id)
             }
@@ -134,7 +134,7 @@ enum EditForm {
         let name = escape(attribute.name)
         let isNil = value.isNull && !isNew
         let json = StoredValues.json(value, kind: attribute.kind)
-        var html = "<div class=\"field\"><label for=\"\(escape(id))\">\(name) <small>\(escape(attribute.type))\(attribute.isOptional ? "?" : "")</small></label>"
+        var html = "<div class=\"field\"><label for=\"\(escape(id))\">\(name) <small>\(escape(attribute.type))\(attribute.isOptional ? "?" : "")</small></label><div class=\"control\">"
         var shown = ""
         switch attribute.kind {
         case .bool:
@@ -161,7 +161,7 @@ enum EditForm {
             shown = value.isNull ? "" : json.text
             html += "<textarea id=\"\(escape(id))\" name=\"value:\(name)\" rows=\"3\" spellcheck=\"false\">\(escape(shown))</textarea>"
         case .data, .transformable:
-            html += "<span class=\"fixed\" id=\"\(escape(id))\">\(escape(StoredValues.text(value, kind: attribute.kind) ?? "nil")) <small>(not editable here)</small></span></div>"
+            html += "<span class=\"fixed\" id=\"\(escape(id))\">\(escape(StoredValues.text(value, kind: attribute.kind) ?? "nil")) <small>(not editable here)</small></span></div></div>"
             return html
         default:
             if case .string(let text) = json { shown = text } else if case .number(let text) = json { shown = text }
@@ -171,7 +171,7 @@ enum EditForm {
         if attribute.isOptional {
             html += " <label class=\"nil\"><input type=\"checkbox\" name=\"nil:\(name)\" value=\"on\"\(isNil || isNew ? " checked" : "")> nil</label>"
         }
-        return html + "</div>"
+        return html + "</div></div>"
     }
 
     /// ISO 8601 text as a `datetime-local` field's value (UTC, to the millisecond).

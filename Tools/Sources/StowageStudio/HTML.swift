@@ -71,6 +71,7 @@ struct PageContext: Sendable {
             <meta name="stowage-csrf" content="\(escape(csrf))">
             <meta name="stowage-events" content="\(escape(paths.page("/events")))">
             <title>\(escape(title)) · Stowage Studio</title>
+            <link rel="icon" href="data:,">
             <link rel="stylesheet" href="\(escape(paths.page("/assets/studio.css")))">
             \(alternate.map { "<link rel=\"alternate\" type=\"application/json\" href=\"\(escape($0))\">" } ?? "")
             <script src="\(escape(paths.page("/assets/studio.js")))" defer></script>

@@ -54,7 +54,9 @@ enum StudioAssets {
         .fields { display: grid; gap: .6em; max-width: 48em; }
         .field { display: grid; grid-template-columns: 14em 1fr; align-items: center; gap: .2em 1em; }
         .field > .label, .field > label:first-child { font-weight: 600; }
-        .field label.nil { grid-column: 2; font-style: normal; }
+        .field .control { display: flex; flex-wrap: wrap; align-items: center; gap: .3em .8em; }
+        .field .control > input[type=text], .field .control > input[type=number], .field .control > select, .field .control > textarea { flex: 1 1 16em; }
+        .field label.nil { font-style: normal; white-space: nowrap; }
         .fixed { font-family: ui-monospace, monospace; }
         pre.schema, pre.plan { background: var(--panel); padding: .8em; border-radius: .5em; overflow-x: auto; }
         figure.diagram { margin: 1em 0; overflow: auto; background: #fff; border: 1px solid var(--line); border-radius: .5em; }
