@@ -7,10 +7,22 @@ import StowageTools
 ///
 /// How: while a page listens, the sizes and times of the store's file and `-wal` are looked at every
 /// ``interval``; when they changed, the history is read after the newest transaction seen, as an app's
-/// own container watches for other processes' saves. Each new history transaction becomes one event naming
-/// the entities it changed; a save of a store that records no history, or a write outside Stowage,
-/// becomes an event without entities, after which every page refreshes.
+/// own container watches for other processes' saves. Each new history transaction becomes one event
+/// naming the entities it changed; a save of a store that records no history, or a write outside
+/// Stowage, becomes an event without entities, after which every page refreshes.
+///
+/// A page says which transaction it showed (`since`, or the browser's `Last-Event-ID` when it
+/// reconnects), and first gets the saves after it: nothing committed while it loaded or reconnected
+/// is missed. A connection gets a comment every ``heartbeat`` (a closed one is noticed) and ends after
+/// ``lifetime`` (the browser reconnects at once), so that a server stopping waits for none of them.
 final class ChangeFeed: @unchecked Sendable {  // @unchecked: the mutable state is behind `lock`.
+    /// What a connection is sent.
+    enum Event: Sendable {
+        case change(Change)
+        /// A comment line that keeps the connection alive, and fails on a closed one.
+        case heartbeat
+    }
+
     /// One save, as an event's data.
     struct Change: Sendable {
         let token: Int64
@@ -28,28 +40,45 @@ final class ChangeFeed: @unchecked Sendable {  // @unchecked: the mutable state 
     }
 
     static let interval: Duration = .milliseconds(100)
+    static let heartbeat: Duration = .seconds(15)
+    static let lifetime: Duration = .seconds(60)
+
+    private struct Listener {
+        let continuation: AsyncStream<Event>.Continuation
+        let started: ContinuousClock.Instant
+        var lastBeat: ContinuousClock.Instant
+    }
 
     private let backend: any StudioBackend
     private let lock = NSLock()
-    private var listeners: [UUID: AsyncStream<Change>.Continuation] = [:]
+    private var listeners: [UUID: Listener] = [:]
     private var poller: Task<Void, Never>?
     private var newest: Int64?
     private var signature: FileSignature?
+    private var stopped = false
 
     init(backend: any StudioBackend) {
         self.backend = backend
     }
 
-    /// The saves from now on, until the stream is dropped.
-    func changes() -> AsyncStream<Change> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Change.self, bufferingPolicy: .bufferingNewest(64))
+    /// The saves after the transaction `since` (from now on when `nil`), until the stream ends.
+    func events(since: Int64?) -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(256))
         let id = UUID()
+        let now = ContinuousClock.now
         lock.withLock {
-            listeners[id] = continuation
+            guard !stopped else {
+                continuation.finish()
+                return
+            }
             if newest == nil {
                 newest = try? newestTransaction()
                 signature = backend.signature
             }
+            if let since, let newest, since < newest {
+                for change in changes(after: since, upTo: newest) { continuation.yield(.change(change)) }
+            }
+            listeners[id] = Listener(continuation: continuation, started: now, lastBeat: now)
             if poller == nil {
                 poller = Task.detached { [weak self] in
                     while !Task.isCancelled {
@@ -63,6 +92,21 @@ final class ChangeFeed: @unchecked Sendable {  // @unchecked: the mutable state 
         return stream
     }
 
+    /// Ends every connection and refuses new ones: the server is stopping.
+    func stop() {
+        let ending = lock.withLock {
+            stopped = true
+            poller?.cancel()
+            poller = nil
+            defer { listeners = [:] }
+            return listeners.values.map(\.continuation)
+        }
+        for continuation in ending { continuation.finish() }
+    }
+
+    /// The newest history transaction now: what a page shows is as of it.
+    func currentToken() -> Int64 { (try? newestTransaction()) ?? 0 }
+
     private func drop(_ id: UUID) {
         lock.withLock {
             listeners[id] = nil
@@ -75,48 +119,65 @@ final class ChangeFeed: @unchecked Sendable {  // @unchecked: the mutable state 
         }
     }
 
-    /// Reads the transactions committed since the last poll and sends them to every listener.
+    /// Sends what was committed since the last poll, heartbeats that are due, and ends connections
+    /// that have lived their time.
     private func poll() {
+        let now = ContinuousClock.now
+        var ending: [AsyncStream<Event>.Continuation] = []
+        lock.withLock {
+            for (id, listener) in listeners {
+                if now - listener.started > Self.lifetime {
+                    ending.append(listener.continuation)
+                    listeners[id] = nil
+                } else if now - listener.lastBeat > Self.heartbeat {
+                    listener.continuation.yield(.heartbeat)
+                    listeners[id]?.lastBeat = now
+                }
+            }
+        }
+        for continuation in ending { continuation.finish() }
+
         let files = backend.signature
-        guard let (last, lastFiles) = lock.withLock({ newest.map { ($0, signature) } }), files != lastFiles || lastFiles == nil,
+        guard let (last, lastFiles) = lock.withLock({ newest.map { ($0, signature) } }), files != lastFiles,
               let current = try? newestTransaction()
         else { return }
-        lock.withLock { signature = files }
-        // A change of the files without a transaction: a write outside Stowage (`stowage sql --write`).
-        guard current > last else {
-            if files != lastFiles { send([Change(token: current, entities: nil, author: nil)], newest: current) }
-            return
+        // A change of the files without a transaction is a write outside Stowage (`stowage sql --write`).
+        let changes = current > last ? changes(after: last, upTo: current) : [Change(token: current, entities: nil, author: nil)]
+        lock.withLock {
+            signature = files
+            newest = current
+            for listener in listeners.values {
+                for change in changes { listener.continuation.yield(.change(change)) }
+            }
         }
+    }
+
+    /// The changes of the transactions after `last` up to `current`.
+    private func changes(after last: Int64, upTo current: Int64) -> [Change] {
         var changes: [Change] = []
         if let transactions = try? HistoryLog.transactions(in: backend.reader(), after: last) {
-            for transaction in transactions {
+            for transaction in transactions where transaction.id <= current {
                 var entities: [String] = []
                 for run in transaction.runs where !entities.contains(run.entity) { entities.append(run.entity) }
                 changes.append(Change(token: transaction.id, entities: entities, author: transaction.author))
             }
         }
         // Transactions without history (a store that records none) say only that something changed.
-        if changes.last?.token ?? last < current {
+        if (changes.last?.token ?? last) < current {
             changes.append(Change(token: current, entities: nil, author: nil))
         }
-        send(changes, newest: current)
+        return changes
     }
 
-    private func send(_ changes: [Change], newest current: Int64) {
-        lock.withLock {
-            newest = current
-            for listener in listeners.values {
-                for change in changes { listener.yield(change) }
-            }
-        }
-    }
+    private func newestTransaction() throws -> Int64 { try newestHistoryTransaction(in: backend.reader()) }
+}
 
-    /// The newest history transaction's number (0 without history).
-    private func newestTransaction() throws -> Int64 {
-        let table = StoreToolSupport.historyTables.transactions
-        return try backend.reader().read { db in
-            guard try db.tableExists(table) else { return 0 }
-            return try Int64.fetchOne(db, sql: "SELECT MAX(\"id\") FROM \(StoreToolSupport.quote(table))") ?? 0
-        }
+/// The newest history transaction's number in the store `reader` reads (0 without history): the
+/// token of what a page shows, and where the change feed starts.
+func newestHistoryTransaction(in reader: StoreReader) throws -> Int64 {
+    let table = StoreToolSupport.historyTables.transactions
+    return try reader.read { db in
+        guard try db.tableExists(table) else { return 0 }
+        return try Int64.fetchOne(db, sql: "SELECT MAX(\"id\") FROM \(StoreToolSupport.quote(table))") ?? 0
     }
 }

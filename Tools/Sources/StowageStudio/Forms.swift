@@ -79,6 +79,14 @@ enum FilterBuilder {
         return literal + "\""
     }
 
+    /// A filter of the entity's own properties, to show how one is written.
+    static func example(_ entity: StoreDescription.Entity) -> String {
+        var parts: [String] = []
+        if let text = entity.attributes.first(where: { $0.kind == .string }) { parts.append("\(text.name).contains(\"a\")") }
+        if let number = entity.attributes.first(where: { $0.kind == .integer || $0.kind == .real }) { parts.append("\(number.name) > 10") }
+        return parts.isEmpty ? "a #Predicate body" : parts.joined(separator: " && ")
+    }
+
     /// The filter's form: the predicate as text, and one builder condition to add.
     static func form(_ entity: StoreDescription.Entity, filter: String, sorts: [String], action: String) -> String {
         let properties = entity.attributes.filter { $0.externalTable == nil && $0.kind != .data && $0.kind != .transformable }.map(\.name)
@@ -88,7 +96,7 @@ enum FilterBuilder {
         return """
             <form method="get" action="\(escape(action))" class="filter" role="search">
             <div class="predicate"><label for="where">Filter <small>a #Predicate body, as in stowage rows --where</small></label>
-            <input id="where" name="where" type="text" value="\(escape(filter))" spellcheck="false" placeholder="name == &quot;Food&quot; &amp;&amp; limit &gt; 100"></div>
+            <input id="where" name="where" type="text" value="\(escape(filter))" spellcheck="false" placeholder="\(escape(example(entity)))"></div>
             <fieldset class="builder"><legend>Add a condition</legend>
             <label for="property">Property</label><select id="property" name="property"><option value="">—</option>\(options)</select>
             <label for="operator">Operator</label><select id="operator" name="operator">\(operatorOptions)</select>

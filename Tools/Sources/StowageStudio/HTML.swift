@@ -48,6 +48,8 @@ struct PageContext: Sendable {
     let entities: [String]
     let isWritable: Bool
     let csrf: String
+    /// The newest history transaction when the page was read: its live updates start after it.
+    let since: Int64
 
     /// A complete page: the navigation, `body` in `<main>`, the stylesheet and script of the binary.
     /// - Parameters:
@@ -69,7 +71,7 @@ struct PageContext: Sendable {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="stowage-csrf" content="\(escape(csrf))">
-            <meta name="stowage-events" content="\(escape(paths.page("/events")))">
+            <meta name="stowage-events" content="\(escape(paths.page("/events", [("since", String(since))])))">
             <title>\(escape(title)) · Stowage Studio</title>
             <link rel="icon" href="data:,">
             <link rel="stylesheet" href="\(escape(paths.page("/assets/studio.css")))">
@@ -107,12 +109,18 @@ struct PageContext: Sendable {
 func rowsTable(_ columns: [RowColumn], _ rows: [[DatabaseValue]], entity: String, paths: Paths, caption: String,
                sortLink: ((RowColumn) -> (href: String, state: String)?)? = nil) -> String {
     var html = "<div class=\"scroll\"><table class=\"rows\"><caption>\(escape(caption))</caption><thead><tr>"
-    for column in columns {
+    let numeric = columns.map { column -> Bool in
+        if case .attribute(let attribute) = column.content { return [.integer, .real, .decimal].contains(attribute.kind) }
+        return false
+    }
+    for (index, column) in columns.enumerated() {
         let label = "\(escape(column.name))<small>\(escape(column.typeName))</small>"
+        let alignment = numeric[index] ? " class=\"number\"" : ""
         if let sort = sortLink?(column) {
-            html += "<th scope=\"col\" aria-sort=\"\(sort.state)\"><a href=\"\(escape(sort.href))\">\(label)</a></th>"
+            let arrow = sort.state == "ascending" ? " ▲" : sort.state == "descending" ? " ▼" : ""
+            html += "<th scope=\"col\"\(alignment) aria-sort=\"\(sort.state)\"><a href=\"\(escape(sort.href))\">\(escape(column.name))<span aria-hidden=\"true\">\(arrow)</span><small>\(escape(column.typeName))</small></a></th>"
         } else {
-            html += "<th scope=\"col\">\(label)</th>"
+            html += "<th scope=\"col\"\(alignment)>\(label)</th>"
         }
     }
     html += "</tr></thead><tbody>"
@@ -121,7 +129,7 @@ func rowsTable(_ columns: [RowColumn], _ rows: [[DatabaseValue]], entity: String
         let key = row.first.flatMap(Int64.fromDatabaseValue)
         for (index, column) in columns.enumerated() {
             let value = row[index]
-            html += index == 0 ? "<th scope=\"row\">" : "<td>"
+            html += index == 0 ? "<th scope=\"row\">" : numeric[index] ? "<td class=\"number\">" : "<td>"
             switch column.content {
             case .key:
                 html += key.map { "<a href=\"\(escape(paths.row(entity, $0)))\">\($0)</a>" } ?? ""

@@ -87,13 +87,13 @@ public struct StowageStudio: Sendable {
         }
     }
 
-    /// The headers of every answer: no caching, no referrer (the token is in the first URL), and a
+    /// The headers of every answer: no caching, no referrer to other sites, and a
     /// Content-Security-Policy that allows only the studio's own scripts, styles and connections.
     static let securityHeaders: HTTPFields = [
         .init("Content-Security-Policy")!:
             "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
         .init("X-Content-Type-Options")!: "nosniff",
-        .init("Referrer-Policy")!: "no-referrer",
+        .init("Referrer-Policy")!: "same-origin",
         .init("Cross-Origin-Resource-Policy")!: "same-origin",
         .cacheControl: "no-store",
     ]
@@ -158,6 +158,13 @@ public struct StowageStudio: Sendable {
                 return Self.failure(403, "The post came from another site (\(origin)).", asJSON: asJSON)
             }
         }
+        if rest == ["events"], method == .get {
+            let resumed = request.headers[.init("Last-Event-ID")!].flatMap { Int64($0) }
+            let since = resumed ?? StudioRequest.pairs(Substring(request.uri.query ?? "")).first { $0.0 == "since" }.flatMap { Int64($0.1) }
+            var response = events(since: since)
+            if let setCookie { response.headers[.setCookie] = setCookie }
+            return response
+        }
         let studioRequest = StudioRequest(
             method: method, path: rest.map { $0.removingPercentEncoding ?? $0 },
             query: StudioRequest.pairs(Substring(request.uri.query ?? "")), form: form, json: json)
@@ -175,23 +182,35 @@ public struct StowageStudio: Sendable {
         case .content(let text, let type): return Self.response(text, type: type)
         case .redirect(let location): return Self.redirect(location)
         case .failure(let status, let message, let asJSON): return Self.failure(status, message, asJSON: asJSON)
-        case .events: return events()
+        case .failurePage(let status, let html): return Self.response(html, type: "text/html; charset=utf-8", status: HTTPResponse.Status(code: status))
         case .csv(let query): return csv(query)
         }
     }
 
-    /// The store's saves, as Server-Sent Events `change` with the transaction's token and entities.
-    private func events() -> Response {
-        let changes = feed.changes()
+    /// The store's saves, as Server-Sent Events `change` with the transaction's token and entities,
+    /// from the transaction after `since` (the page's, or the browser's `Last-Event-ID`).
+    private func events(since: Int64?) -> Response {
+        let events = feed.events(since: since)
         var headers = Self.securityHeaders
         headers[.contentType] = "text/event-stream"
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             try await writer.write(ByteBuffer(string: "retry: 1000\n: stowage studio\n\n"))
-            for await change in changes {
-                try await writer.write(ByteBuffer(string: "event: change\ndata: \(change.json.text)\n\n"))
+            for await event in events {
+                switch event {
+                case .change(let change):
+                    try await writer.write(ByteBuffer(string: "id: \(change.token)\nevent: change\ndata: \(change.json.text)\n\n"))
+                case .heartbeat:
+                    try await writer.write(ByteBuffer(string: ": still here\n\n"))
+                }
             }
             try await writer.finish(nil)
         })
+    }
+
+    /// Ends the pages' live-update connections and refuses new ones, so that a server stopping need
+    /// not wait for them (each also ends by itself within a minute; the page then reconnects).
+    public func stopLiveUpdates() {
+        feed.stop()
     }
 
     /// An entity's rows as CSV, read a page at a time as the client takes them.

@@ -10,7 +10,7 @@ enum StudioAssets {
         a { color: var(--accent); }
         :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
         .skip { position: absolute; left: -999px; top: 0; background: var(--bg); padding: .5em; }
-        .skip:focus { left: .5em; z-index: 10; }
+        .skip:focus { left: .5em; top: .4em; z-index: 10; padding: .3em .8em; border-radius: .35em; }
         header { display: flex; flex-wrap: wrap; gap: .4em 1em; align-items: baseline; padding: .6em 1.2em; border-bottom: 1px solid var(--line); background: var(--panel); }
         header .brand { font-weight: 700; }
         header .store { color: var(--muted); font-family: ui-monospace, monospace; overflow: hidden; text-overflow: ellipsis; max-width: 30em; white-space: nowrap; }
@@ -31,9 +31,13 @@ enum StudioAssets {
         .scroll { overflow-x: auto; }
         table.rows { border-collapse: collapse; margin: .6em 0; font-size: .93em; }
         table.rows caption { text-align: left; color: var(--muted); padding: .2em 0; }
-        table.rows th, table.rows td { border-bottom: 1px solid var(--line); padding: .3em .7em; text-align: left; vertical-align: top; max-width: 28em; overflow-wrap: anywhere; }
-        table.rows thead th { position: sticky; top: 0; background: var(--bg); }
-        table.rows td.number { text-align: right; font-variant-numeric: tabular-nums; }
+        table.rows th, table.rows td { border-bottom: 1px solid var(--line); padding: .3em .7em; text-align: left; vertical-align: top; max-width: 28em; overflow-wrap: break-word; }
+        table.rows thead th { position: sticky; top: 0; background: var(--bg); white-space: nowrap; }
+        table.rows thead th a { text-decoration: none; }
+        table.rows thead th a:hover, table.rows thead th a:focus-visible { text-decoration: underline; }
+        table.rows .number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+        table.rows td a, table.rows tbody th a { white-space: nowrap; }
+        .related table.rows caption { position: absolute; left: -9999px; }
         table.rows tr.changed td, table.rows tr.changed th { animation: flash 1.5s ease-out; }
         @keyframes flash { from { background: color-mix(in srgb, var(--accent) 25%, transparent); } to { background: transparent; } }
         .nil { color: var(--muted); font-style: italic; }
@@ -50,7 +54,8 @@ enum StudioAssets {
         button, .button { cursor: pointer; background: var(--accent); color: #fff; border: none; padding: .4em 1em; border-radius: .35em; text-decoration: none; display: inline-block; }
         button.danger, a.danger { color: var(--danger); }
         button.danger { background: var(--danger); color: #fff; }
-        .actions { margin: .8em 0; }
+        .actions { margin: .8em 0; display: flex; flex-wrap: wrap; gap: .6em 1.2em; align-items: center; }
+        form.filter > a, form.filter > button { align-self: center; }
         .fields { display: grid; gap: .6em; max-width: 48em; }
         .field { display: grid; grid-template-columns: 14em 1fr; align-items: center; gap: .2em 1em; }
         .field > .label, .field > label:first-child { font-weight: 600; }

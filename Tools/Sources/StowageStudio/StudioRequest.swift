@@ -42,8 +42,8 @@ enum StudioResponse: Sendable {
     case redirect(String)
     /// An error with a status and a sentence saying what is wrong; JSON for a `.json` request.
     case failure(status: Int, message: String, asJSON: Bool)
-    /// The Server-Sent Events of the store's saves.
-    case events
+    /// An error shown in a page of the studio, with its navigation.
+    case failurePage(status: Int, html: String)
     /// An entity's rows as CSV, written as they are read.
     case csv(RowQuery)
 }

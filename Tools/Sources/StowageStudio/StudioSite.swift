@@ -21,20 +21,29 @@ struct StudioSite: Sendable {
         let reader = try backend.reader()
         let context = PageContext(
             paths: paths, storeName: (reader.path as NSString).lastPathComponent,
-            entities: reader.description.entities.map(\.name), isWritable: backend.isWritable, csrf: csrf)
+            entities: reader.description.entities.map(\.name), isWritable: backend.isWritable, csrf: csrf,
+            since: try newestHistoryTransaction(in: reader))
         func page(_ body: () throws -> StudioResponse) -> StudioResponse {
+            let status: Int, message: String
             do {
                 return try body()
             } catch let error as NotFound {
-                return .failure(status: 404, message: error.message, asJSON: format == .json)
+                (status, message) = (404, error.message)
             } catch let error as ToolError {
-                return .failure(status: 400, message: error.message, asJSON: format == .json)
+                (status, message) = (400, error.message)
             } catch let error as StowageError {
-                let status = [.constraintViolation, .deleteDenied, .relationshipCount, .modelValidationFailure].contains(error.code) ? 409 : 400
-                return .failure(status: status, message: error.message, asJSON: format == .json)
+                let refused: [StowageError.Code] = [.constraintViolation, .deleteDenied, .relationshipCount, .modelValidationFailure]
+                (status, message) = (refused.contains(error.code) ? 409 : 400, error.message)
             } catch {
-                return .failure(status: 400, message: "\(error)", asJSON: format == .json)
+                (status, message) = (400, "\(error)")
             }
+            guard format == .html else { return .failure(status: status, message: message, asJSON: format == .json) }
+            let title = status == 404 ? "Not found" : status == 409 ? "Not saved" : "Not done"
+            let back = request.method == .post
+                ? "<p>Nothing was written. Go back to change what you entered: your browser's Back keeps it.</p>" : ""
+            return .failurePage(status: status, html: context.page(
+                title: title, current: "", alternate: nil,
+                body: "<p class=\"error\" role=\"alert\">\(escape(message))</p>\(back)<p><a href=\"\(escape(paths.page("/")))\">Overview</a></p>"))
         }
 
         switch (request.method, components.count, components.first.map { Format.split($0).0 } ?? "") {
@@ -46,8 +55,6 @@ struct StudioSite: Sendable {
             return page { try sql(request, reader, context, format: format) }
         case (.get, 1, "history"):
             return page { try history(request, reader, context, format: format) }
-        case (.get, 1, "events"):
-            return .events
         case (.get, 2, "assets"):
             switch components[1] {
             case "studio.css": return .content(StudioAssets.css, type: "text/css; charset=utf-8")
@@ -273,7 +280,14 @@ struct StudioSite: Sendable {
         for (relationship, count, page) in lists {
             let all = paths.row(entity.name, key) + "/" + encodeQuery(relationship.name)
             body += "<section class=\"related\"><h2>\(escape(relationship.name)) <small>\(count) \(escape(relationship.destination)) row\(count == 1 ? "" : "s")</small></h2>"
-            body += rowsTable(page.columns, page.rows, entity: relationship.destination, paths: paths, caption: "\(relationship.name): \(min(count, Int64(page.rows.count))) of \(count)")
+            // The link back to this row, the same in every related row, is left out.
+            let shown = page.columns.indices.filter { index in
+                if case .link(let link) = page.columns[index].content { return link.name != relationship.inverse }
+                return true
+            }
+            body += rowsTable(
+                shown.map { page.columns[$0] }, page.rows.map { row in shown.map { row[$0] } }, entity: relationship.destination, paths: paths,
+                caption: "\(relationship.name): \(min(count, Int64(page.rows.count))) of \(count)")
             if count > Int64(page.rows.count) { body += "<p><a href=\"\(escape(all))\">All \(count) \(escape(relationship.name))</a></p>" }
             body += "</section>"
         }
@@ -494,10 +508,7 @@ struct StudioSite: Sendable {
             guard let token = Int64(text) else { throw ToolError("before is a history token, not \(text)") }
             return token
         }
-        let table = StoreToolSupport.historyTables.transactions
-        let newest = try reader.read { db in
-            try db.tableExists(table) ? try Int64.fetchOne(db, sql: "SELECT MAX(\"id\") FROM \(StoreToolSupport.quote(table))") ?? 0 : 0
-        }
+        let newest = context.since
         let end = min(before.map { $0 - 1 } ?? newest, newest)
         let transactions = try HistoryLog.transactions(in: reader, after: max(0, end - Int64(Self.pageSize)))
             .filter { $0.id <= end }.reversed()

@@ -34,6 +34,14 @@ struct StudioCommand: AsyncParsableCommand {
             // Unbuffered, first: a script (or a test) reads this line to find the page.
             FileHandle.standardOutput.write(Data("http://\(shown):\(port)/?token=\(token)\n".utf8))
         }
+        // The pages' live connections end when the server is told to stop, so that it stops at once.
+        let stops = [SIGINT, SIGTERM].map { signal in
+            let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
+            source.setEventHandler { studio.stopLiveUpdates() }
+            source.resume()
+            return source
+        }
+        defer { stops.forEach { $0.cancel() } }
         try await app.runService()
     }
 }

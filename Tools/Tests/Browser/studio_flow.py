@@ -723,14 +723,14 @@ class Flow:
         old = driver.find_element(By.TAG_NAME, "html")
         # Newest first, so that the new row is on the first page however many rows there are.
         header = [a for a in driver.find_elements(By.CSS_SELECTOR, "main table.rows thead th a")
-                  if a.text.split("\n")[0].strip() == "_pk"]
+                  if a.text.split("\n")[0].strip(" ▲▼") == "_pk"]
         if len(header) != 1:
             fail("the Transaction table's key column _pk has no sort link")
         header[0].click()
         wait_until(driver, expected_conditions.staleness_of(old), "sorting by _pk")
         old = driver.find_element(By.TAG_NAME, "html")
         header = [a for a in driver.find_elements(By.CSS_SELECTOR, "main table.rows thead th a")
-                  if a.text.split("\n")[0].strip() == "_pk"]
+                  if a.text.split("\n")[0].strip(" ▲▼") == "_pk"]
         header[0].click()
         wait_until(driver, expected_conditions.staleness_of(old), "sorting by _pk, descending")
         expect_heading(driver, "Transaction", "sorting by _pk, descending")

@@ -176,7 +176,7 @@ struct StudioEditTests {
         defer { directory.remove() }
         let url = try makeStudioStore(directory)
         let feed = ChangeFeed(backend: try FileBackend(path: url.path, writable: false))
-        let changes = feed.changes()
+        let changes = feed.events(since: nil)
         let started = ContinuousClock.now
         let app = try reopened(url)
         try #require(try budget("Fun", in: app)).limit = 90
@@ -184,12 +184,31 @@ struct StudioEditTests {
         let received = try await firstChange(changes, within: .seconds(10))
         #expect(received?.entities == ["StudioBudget"])
         print("The change feed saw another container's save after \(ContinuousClock.now - started).")
+
+        // A page that read the store before its first save first gets every save after it: none is
+        // missed while it loads or reconnects.
+        var replayed: [ChangeFeed.Change] = []
+        for await event in feed.events(since: 0) {
+            if case .change(let change) = event { replayed.append(change) }
+            if replayed.count == 2 { break }
+        }
+        #expect(replayed.map(\.token) == [1, 2])
+        #expect(replayed.first?.entities.map(Set.init) == ["StudioBudget", "StudioEntry", "StudioTag"])
+        #expect(replayed.last?.entities == ["StudioBudget"])
+
+        // Stopping ends every connection, so that a server stopping waits for none.
+        feed.stop()
+        var ended = true
+        for await event in feed.events(since: nil) { _ = event; ended = false }
+        #expect(ended)
     }
 
-    func firstChange(_ changes: AsyncStream<ChangeFeed.Change>, within limit: Duration) async throws -> ChangeFeed.Change? {
+    func firstChange(_ events: AsyncStream<ChangeFeed.Event>, within limit: Duration) async throws -> ChangeFeed.Change? {
         try await withThrowingTaskGroup(of: ChangeFeed.Change?.self) { group in
             group.addTask {
-                for await change in changes { return change }
+                for await event in events {
+                    if case .change(let change) = event { return change }
+                }
                 return nil
             }
             group.addTask {
