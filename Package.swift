@@ -227,7 +227,7 @@ let package = Package(
         .testTarget(
             name: "StowageStudioTests",
             dependencies: [
-                "StowageStudio", "StowageTools", "SpendSmartKit", "RecipesKit", "ExampleTestSupport",
+                "StowageStudio", "StowageTools", "ExampleTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             path: "Tools/Tests/StowageStudioTests"),

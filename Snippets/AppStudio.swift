@@ -21,11 +21,14 @@ defer { try? FileManager.default.removeItem(at: directory) }
 let storeURL = directory.appendingPathComponent("budgets.store")
 
 // snippet.show
-/// The app's own check: only requests with the administrators' key reach the studio.
+/// The app's own check: only administrators reach the studio. HTTP Basic authentication, which a
+/// browser asks for once and then sends with every request of the pages.
 struct AdministratorsOnly<Context: RequestContext>: RouterMiddleware {
-    let key: String
+    let credentials: String  // "name:password", base64-encoded as the header carries it
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.headers[.authorization] == "Bearer \(key)" else { throw HTTPError(.unauthorized) }
+        guard request.headers[.authorization] == "Basic \(credentials)" else {
+            throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Basic realm=\"Studio\""])
+        }
         return try await next(request, context)
     }
 }
@@ -37,7 +40,8 @@ let router = Router()
 
 // Edits are saves of a ModelContext of `container`: the app's delete rules, uniqueness and observers.
 let studio = try StowageStudio(container: container, allowsEditing: true)
-studio.addRoutes(to: router.group("admin/studio").add(middleware: AdministratorsOnly(key: "an administrator's key")))
+let administrators = Data("admin:\(ProcessInfo.processInfo.environment["STUDIO_PASSWORD"] ?? "")".utf8).base64EncodedString()
+studio.addRoutes(to: router.group("admin/studio").add(middleware: AdministratorsOnly(credentials: administrators)))
 
 let app = Application(router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 8080)))
 // try await app.runService()

@@ -8,8 +8,9 @@ import StowageTools
 /// How: while a page listens, the sizes and times of the store's file and `-wal` are looked at every
 /// ``interval``; when they changed, the history is read after the newest transaction seen, as an app's
 /// own container watches for other processes' saves. Each new history transaction becomes one event
-/// naming the entities it changed; a save of a store that records no history, or a write outside
-/// Stowage, becomes an event without entities, after which every page refreshes.
+/// naming the entities it changed; a write outside Stowage (frames added to the `-wal` without a
+/// transaction) becomes an event without entities, after which every page refreshes. A checkpoint,
+/// which changes no row, is no event.
 ///
 /// A page says which transaction it showed (`since`, or the browser's `Last-Event-ID` when it
 /// reconnects), and first gets the saves after it: nothing committed while it loaded or reconnected
@@ -42,6 +43,7 @@ final class ChangeFeed: @unchecked Sendable {  // @unchecked: the mutable state 
     static let interval: Duration = .milliseconds(100)
     static let heartbeat: Duration = .seconds(15)
     static let lifetime: Duration = .seconds(60)
+    static let replayLimit: Int64 = 100
 
     private struct Listener {
         let continuation: AsyncStream<Event>.Continuation
@@ -72,18 +74,21 @@ final class ChangeFeed: @unchecked Sendable {  // @unchecked: the mutable state 
                 return
             }
             if newest == nil {
-                newest = try? newestTransaction()
+                // The files first: a commit between the two reads is then seen by the next poll.
                 signature = backend.signature
+                newest = try? newestTransaction()
             }
             if let since, let newest, since < newest {
-                for change in changes(after: since, upTo: newest) { continuation.yield(.change(change)) }
+                // At most the last ``replayLimit`` saves: a page that old refreshes once anyway.
+                for change in changes(after: max(since, newest - Self.replayLimit), upTo: newest) { continuation.yield(.change(change)) }
             }
             listeners[id] = Listener(continuation: continuation, started: now, lastBeat: now)
             if poller == nil {
                 poller = Task.detached { [weak self] in
                     while !Task.isCancelled {
                         try? await Task.sleep(for: Self.interval)
-                        self?.poll()
+                        guard let self else { return }
+                        self.poll()
                     }
                 }
             }
@@ -141,8 +146,16 @@ final class ChangeFeed: @unchecked Sendable {  // @unchecked: the mutable state 
         guard let (last, lastFiles) = lock.withLock({ newest.map { ($0, signature) } }), files != lastFiles,
               let current = try? newestTransaction()
         else { return }
-        // A change of the files without a transaction is a write outside Stowage (`stowage sql --write`).
-        let changes = current > last ? changes(after: last, upTo: current) : [Change(token: current, entities: nil, author: nil)]
+        // Without a new transaction, the files changed by a checkpoint (which changes no row) or by a
+        // commit outside Stowage (`stowage sql --write`), which adds frames to the `-wal`.
+        let changes: [Change]
+        if current > last {
+            changes = self.changes(after: last, upTo: current)
+        } else if let frames = files.walFrames, frames > lastFiles?.walFrames ?? 0 {
+            changes = [Change(token: current, entities: nil, author: nil)]
+        } else {
+            changes = []
+        }
         lock.withLock {
             signature = files
             newest = current

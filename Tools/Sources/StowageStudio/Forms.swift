@@ -111,9 +111,9 @@ enum FilterBuilder {
 
 /// A row's values as form fields by Swift type, and posted fields back as the values that changed.
 ///
-/// Each field is named `value:NAME`; an optional's "nil" check box `nil:NAME`; and `shown:NAME` holds
-/// what the field showed, so that a field the person did not touch is not written back (a `Date` with
-/// nanoseconds shows only milliseconds).
+/// Each field is named `value:NAME`; an optional's "nil" check box `nil:NAME`; `shown:NAME` holds what
+/// the field showed and `wasNil:NAME` whether it was nil, so that a field the person did not touch is not
+/// written back (a `Date` with nanoseconds shows only milliseconds).
 enum EditForm {
     static func fields(_ entity: StoreDescription.Entity, columns: [RowColumn], values: [DatabaseValue]?, paths: Paths) -> String {
         var html = "<div class=\"fields\">"
@@ -154,6 +154,11 @@ enum EditForm {
             shown = value.isNull ? "" : json.text
             html += "<select id=\"\(escape(id))\" name=\"value:\(name)\">"
             if isNew || value.isNull { html += "<option value=\"\"\(shown.isEmpty ? " selected" : "")>—</option>" }
+            let cases = (attribute.cases ?? []).map(\.jsonText)
+            // A stored value that is none of the cases (a case removed since) stays what it is until changed.
+            if !shown.isEmpty, !cases.contains(shown) {
+                html += "<option value=\"\(escape(shown))\" selected>\(escape(shown)) (not a case)</option>"
+            }
             for option in attribute.cases ?? [] {
                 let text = option.jsonText
                 html += "<option value=\"\(escape(text))\"\(text == shown ? " selected" : "")>\(escape(text))</option>"
@@ -173,9 +178,15 @@ enum EditForm {
             return html
         default:
             if case .string(let text) = json { shown = text } else if case .number(let text) = json { shown = text }
-            html += "<input id=\"\(escape(id))\" name=\"value:\(name)\" type=\"text\" value=\"\(escape(shown))\" spellcheck=\"false\">"
+            if shown.contains(where: \.isNewline) {
+                // A text field would drop the line breaks.
+                html += "<textarea id=\"\(escape(id))\" name=\"value:\(name)\" rows=\"4\">\(escape(shown))</textarea>"
+            } else {
+                html += "<input id=\"\(escape(id))\" name=\"value:\(name)\" type=\"text\" value=\"\(escape(shown))\" spellcheck=\"false\">"
+            }
         }
-        html += "<input type=\"hidden\" name=\"shown:\(name)\" value=\"\(escape(isNil ? "\u{0}nil" : shown))\">"
+        html += "<input type=\"hidden\" name=\"shown:\(name)\" value=\"\(escape(shown))\">"
+        if isNil { html += "<input type=\"hidden\" name=\"wasNil:\(name)\" value=\"on\">" }
         if attribute.isOptional {
             html += " <label class=\"nil\"><input type=\"checkbox\" name=\"nil:\(name)\" value=\"on\"\(isNil || isNew ? " checked" : "")> nil</label>"
         }
@@ -202,7 +213,11 @@ enum EditForm {
             // A check box posts its hidden "" and, when checked, "on".
             let text = attribute.kind == .bool ? (submitted.contains("on") ? "on" : "") : submitted[submitted.count - 1]
             let isNil = attribute.isOptional && request.field("nil:" + name) == "on"
-            if !isNew, let shown = request.field("shown:" + name), shown == (isNil ? "\u{0}nil" : text) { continue }
+            if !isNew, let shown = request.field("shown:" + name),
+               isNil == (request.field("wasNil:" + name) == "on"),
+               isNil || sameInput(shown, text, kind: attribute.kind) {
+                continue
+            }
             if isNil {
                 values[name] = .null
                 continue
@@ -226,7 +241,7 @@ enum EditForm {
                     throw ToolError("\(name) is a \(attribute.type): \(text) is not a value of it")
                 }
             default:
-                values[name] = .string(text)
+                values[name] = .string(text.replacingOccurrences(of: "\r\n", with: "\n"))
             }
         }
         for relationship in entity.relationships where relationship.storage.kind == "foreignKey" {
@@ -241,6 +256,15 @@ enum EditForm {
             }
         }
         return values
+    }
+
+    /// Whether a field posts what it showed: browsers send a text area's line breaks as CRLF, and a date
+    /// field's value in their own spelling (`09:30` for `09:30:00`), so dates compare as instants.
+    static func sameInput(_ shown: String, _ posted: String, kind: StoreDescription.Kind) -> Bool {
+        let shown = shown.replacingOccurrences(of: "\r\n", with: "\n"), posted = posted.replacingOccurrences(of: "\r\n", with: "\n")
+        guard kind == .date, shown != posted else { return shown == posted }
+        guard let a = isoDate(fromInput: shown).flatMap(ISODate.parse), let b = isoDate(fromInput: posted).flatMap(ISODate.parse) else { return false }
+        return abs(a - b) < 0.0005
     }
 
     /// A `datetime-local` value (`2026-01-31T09:30`, seconds and milliseconds optional) as ISO 8601 UTC.

@@ -120,12 +120,17 @@ public struct StowageStudio: Sendable {
             let query = StudioRequest.pairs(Substring(request.uri.query ?? ""))
             let bearer = request.headers[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
             let cookie = Self.cookie(cookieName, in: request.headers[.cookie])
-            let given = query.first { $0.0 == "token" }?.1 ?? bearer ?? cookie
-            guard let given, Self.constantTimeEqual(given, token) else {
+            // Any credential the request presents may be the token: an app's own `Authorization` header
+            // does not hide the studio's cookie.
+            let presented = [query.first { $0.0 == "token" }?.1, bearer, cookie].compactMap { $0 }
+            guard presented.contains(where: { Self.constantTimeEqual($0, token) }) else {
                 return Self.failure(401, "Open the address `stowage studio` printed: it carries the studio's token.", asJSON: asJSON)
             }
             if cookie != token {
-                setCookie = "\(cookieName)=\(token); Path=\(base.isEmpty ? "/" : base); HttpOnly; SameSite=Strict"
+                // Lax, not Strict: the address is often opened from another application or site (a terminal, a
+                // chat), whose navigation would not carry a Strict cookie; every request that changes the
+                // store is a post, which Lax keeps to this site, and carries the CSRF token.
+                setCookie = "\(cookieName)=\(token); Path=\(base.isEmpty ? "/" : base); HttpOnly; SameSite=Lax"
             }
             // The token leaves the address bar at once: the page's address is then safe to share or bookmark.
             if query.contains(where: { $0.0 == "token" }), method == .get {

@@ -60,10 +60,13 @@ final class FileBackend: StudioBackend, @unchecked Sendable {  // @unchecked: `c
     }
 }
 
-/// The sizes and modification times of a store file and its `-wal`: when they are unchanged, no
-/// process has committed to the store since.
+/// The sizes and modification times of a store file and its `-wal`, and the header of the `-shm` (the
+/// WAL index, whose change counter and last frame move with every commit, even one that rewrites a
+/// reset `-wal` in place within the same clock tick): when they are unchanged, no process has committed
+/// to the store since. Reading them changes nothing.
 struct FileSignature: Equatable {
     private let parts: [Int64]
+    private let walIndex: Data
 
     init(_ path: String) {
         var parts: [Int64] = []
@@ -76,6 +79,19 @@ struct FileSignature: Equatable {
             }
         }
         self.parts = parts
+        if let handle = FileHandle(forReadingAtPath: path + "-shm") {
+            walIndex = (try? handle.read(upToCount: 48)) ?? Data()
+            try? handle.close()
+        } else {
+            walIndex = Data()
+        }
+    }
+
+    /// The number of frames in the `-wal` (the WAL index header's `mxFrame`, in native byte order), or
+    /// `nil` without one: it grows with each commit, and falls to 0 when a checkpoint restarts the log.
+    var walFrames: UInt32? {
+        guard walIndex.count >= 20 else { return nil }
+        return walIndex.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 16, as: UInt32.self) }
     }
 }
 
@@ -87,10 +103,11 @@ final class ContainerBackend: StudioBackend, @unchecked Sendable {  // @unchecke
     private let file: FileBackend
 
     init(container: ModelContainer, writable: Bool) throws {
-        guard let configuration = container.configurations.first, !configuration.isStoredInMemoryOnly,
-              configuration.url.isFileURL
+        guard container.configurations.count == 1, let configuration = container.configurations.first,
+              !configuration.isStoredInMemoryOnly, configuration.url.isFileURL
         else {
-            throw ToolError("Stowage Studio reads a store file: this container's store is kept in memory or is not an SQLite file")
+            throw ToolError(
+                "Stowage Studio reads one store file: this container's store is kept in memory, is not an SQLite file, or is several stores")
         }
         self.container = container
         isWritable = writable

@@ -13,6 +13,8 @@ struct StudioSite: Sendable {
     static let maximumPageSize = 500
     /// Related rows a row's page lists per relationship.
     static let relatedPreview = 10
+    /// How long the SQL page lets a query run, in seconds.
+    static let sqlTimeLimit: Double = 10
 
     /// Answers `request`; `paths` are the studio's URLs as the request reached them.
     func respond(_ request: StudioRequest, paths: Paths) throws -> StudioResponse {
@@ -420,7 +422,15 @@ struct StudioSite: Sendable {
         var failure: String?
         if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             do {
-                // A read transaction: SQLite refuses any statement that writes (`query_only`).
+                // A connection of its own, opened read-only whatever the studio's mode (SQLite refuses
+                // any write on it, `PRAGMA query_only = 0` and `ATTACH` included), stopped after
+                // ``sqlTimeLimit`` so that a runaway query cannot hold the store.
+                let reader = try StoreReader(path: reader.path, writable: false)
+                let finished = OnceFlag()
+                DispatchQueue.global().asyncAfter(deadline: .now() + Self.sqlTimeLimit) {
+                    if !finished.isSet { reader.interrupt() }
+                }
+                defer { finished.set() }
                 try reader.read { db in
                     let statements = try db.allStatements(sql: text)
                     while let statement = try statements.next() {
@@ -441,9 +451,13 @@ struct StudioSite: Sendable {
                     }
                 }
             } catch {
-                failure = (error as? ToolError)?.message ?? "\(error)"
-                if failure!.contains("readonly") || failure!.contains("read-only") {
-                    failure = "The SQL page only reads: this statement would change the store. (\(failure!))"
+                let message = (error as? ToolError)?.message ?? "\(error)"
+                if message.contains("readonly") || message.contains("read-only") {
+                    failure = "The SQL page only reads: this statement would change the store. (\(message))"
+                } else if message.contains("interrupt") {
+                    failure = "The query ran for more than \(Int(Self.sqlTimeLimit)) seconds and was stopped."
+                } else {
+                    failure = message
                 }
             }
         }
@@ -510,7 +524,8 @@ struct StudioSite: Sendable {
         }
         let newest = context.since
         let end = min(before.map { $0 - 1 } ?? newest, newest)
-        let transactions = try HistoryLog.transactions(in: reader, after: max(0, end - Int64(Self.pageSize)))
+        let start = max(0, end - Int64(Self.pageSize))
+        let transactions = try HistoryLog.transactions(in: reader, after: start, limit: Int(max(0, end - start)))
             .filter { $0.id <= end }.reversed()
         if format == .json { return .json(.array(transactions.map(\.json))) }
         let paths = context.paths
@@ -533,6 +548,14 @@ struct StudioSite: Sendable {
         }
         return .html(context.page(title: "History", current: "history", alternate: paths.page("/history.json"), body: body))
     }
+}
+
+/// A flag set once, read from any thread.
+final class OnceFlag: @unchecked Sendable {  // @unchecked: `value` is behind `lock`.
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }
 
 /// A page that does not exist: 404.

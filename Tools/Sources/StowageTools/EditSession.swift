@@ -131,8 +131,19 @@ struct EditSession {
     }
 
     /// Refuses an edit that leaves links to missing rows (checked before the commit, as an import is).
-    func checkForeignKeys() throws {
-        let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+    func checkForeignKeys(of runs: [StoreToolSupport.ChangeRun]) throws {
+        // The tables the edit wrote: its entities' tables and their relationships' join tables. A link
+        // another table has to a deleted row is the foreign key's own business (it is enforced).
+        var tables: Set<String> = []
+        for run in runs {
+            guard let entity = description.entity(named: run.entity) else { continue }
+            tables.insert(entity.table)
+            for relationship in entity.relationships { if let table = relationship.storage.table { tables.insert(table) } }
+        }
+        var violations: [Row] = []
+        for table in tables.sorted() {
+            violations += try Row.fetchAll(db, sql: "PRAGMA foreign_key_check(\(StoreToolSupport.quote(table)))")
+        }
         guard let first = violations.first else { return }
         let table: String = first[0] ?? "?"
         let key: Int64? = first[1]

@@ -826,18 +826,19 @@ private func textColumns(_ text: String) -> Int {
     return columns
 }
 
-/// `text` for XML character data or a quoted attribute value.
+/// `text` for XML character data or a quoted attribute value, scalar by scalar: a quote followed by a
+/// combining mark is one `Character` but still ends an attribute value.
 private func escape(_ text: String) -> String {
     var out = ""
     out.reserveCapacity(text.utf8.count)
-    for character in text {
-        switch character {
+    for scalar in text.unicodeScalars {
+        switch scalar {
         case "&": out += "&amp;"
         case "<": out += "&lt;"
         case ">": out += "&gt;"
         case "\"": out += "&quot;"
         case "'": out += "&apos;"
-        default: out.append(character)
+        default: out.unicodeScalars.append(scalar)
         }
     }
     return out

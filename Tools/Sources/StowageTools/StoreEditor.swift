@@ -140,8 +140,8 @@ package struct StoreEditor: Sendable {
                 }
             }
             try session.checkRelationshipCounts()
-            try session.checkForeignKeys()
             let runs = session.log.runs()
+            try session.checkForeignKeys(of: runs)
             let transaction = try StoreToolSupport.recordTransaction(runs, author: author, in: db)
             return Outcome(
                 transaction: transaction, insertedKeys: insertedKeys,

@@ -105,6 +105,11 @@ package final class StoreReader: @unchecked Sendable {  // @unchecked: immutable
         try Self.guarded(path) { try queue.writeWithoutTransaction(body) }
     }
 
+    /// Stops the statement running on the connection, from any thread: it fails with `SQLITE_INTERRUPT`.
+    package func interrupt() {
+        queue.interrupt()
+    }
+
     /// The entity named `name`, or a one-line error listing the store's entities.
     package func entity(named name: String) throws -> StoreDescription.Entity {
         if let entity = description.entity(named: name) { return entity }

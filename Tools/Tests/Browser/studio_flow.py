@@ -229,8 +229,8 @@ def http_checks(studio, commands, budget_key, budget_name):
     if headers.get("location") != "/":
         fail(f"GET /?token=TOKEN redirects to {headers.get('location')!r}, expected '/'")
     cookie = headers.get("set-cookie", "")
-    if studio.token not in cookie or "HttpOnly" not in cookie or "SameSite=Strict" not in cookie:
-        fail(f"GET /?token=TOKEN: its Set-Cookie should carry the token, HttpOnly and SameSite=Strict: {cookie!r}")
+    if studio.token not in cookie or "HttpOnly" not in cookie or "SameSite=Lax" not in cookie:
+        fail(f"GET /?token=TOKEN: its Set-Cookie should carry the token, HttpOnly and SameSite=Lax: {cookie!r}")
 
     status, headers, page = result = http_request(studio, "GET", "/", bearer)
     expect_status("GET / with Authorization: Bearer TOKEN", result, 200)

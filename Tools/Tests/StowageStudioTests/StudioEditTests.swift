@@ -1,5 +1,6 @@
 import ExampleTestSupport
 import Foundation
+import GRDB
 import Hummingbird
 import HummingbirdTesting
 import Stowage
@@ -32,8 +33,9 @@ struct StudioEditTests {
             let form = [
                 "value:name=Food", "shown:name=Food", "value:limit=450.5", "shown:limit=400.0",
                 "value:kind=%22household%22", "shown:kind=%22household%22",
-                "value:note=weekly+shop", "shown:note=%00nil",
-                "value:created=2001-01-02T00:00", "shown:created=2001-01-02T00:00",
+                "value:note=weekly+shop", "shown:note=", "wasNil:note=on",
+                // What the page showed, and what a browser posts back for the same instant.
+                "value:created=2001-01-02T00:00", "shown:created=2001-01-02T00:00:00",
             ].joined(separator: "&")
             let saved = try await client.post("/entities/StudioBudget/\(key)", form: form)
             #expect(saved.status == .seeOther)
@@ -60,8 +62,18 @@ struct StudioEditTests {
         defer { directory.remove() }
         let url = try makeStudioStore(directory)
         try await withStudio(url, writable: true) { client in
-            _ = try await client.post("/entities/StudioBudget/1", form: "value:note=&shown:note=%00nil")
+            let page = try await client.get("/entities/StudioBudget/1")
+            #expect(page.text.contains("name=\"wasNil:note\" value=\"on\""))
+            // Untouched, the nil stays nil and nothing is saved.
+            let newest = try await client.get("/overview.json").json["history"]?["newest"]
+            let untouched = try await client.post("/entities/StudioBudget/1", form: "value:note=&nil:note=on&shown:note=&wasNil:note=on")
+            #expect(untouched.status == .seeOther)
+            #expect(try await client.get("/overview.json").json["history"]?["newest"] == newest)
+            _ = try await client.post("/entities/StudioBudget/1", form: "value:note=&shown:note=&wasNil:note=on")
             #expect(try await client.get("/entities/StudioBudget/1.json").json["values"]?["note"] == .string(""))
+            _ = try await client.post("/entities/StudioBudget/1", form: "value:note=line+one%0D%0Aline+two&shown:note=")
+            #expect(try await client.get("/entities/StudioBudget/1.json").json["values"]?["note"] == .string("line one\nline two"))
+            #expect(try await client.get("/entities/StudioBudget/1").text.contains("<textarea id=\"field-note\" name=\"value:note\" rows=\"4\">line one\nline two</textarea>"))
             _ = try await client.post("/entities/StudioBudget/1", form: "value:note=&nil:note=on&shown:note=")
             #expect(try await client.get("/entities/StudioBudget/1.json").json["values"]?["note"] == .null)
         }
@@ -201,6 +213,27 @@ struct StudioEditTests {
         var ended = true
         for await event in feed.events(since: nil) { _ = event; ended = false }
         #expect(ended)
+    }
+
+    @Test("A write outside Stowage reaches the pages as a change of anything; a checkpoint does not")
+    func writeOutsideStowage() async throws {
+        let directory = try TemporaryDirectory(prefix: "studio-outside")
+        defer { directory.remove() }
+        let url = try makeStudioStore(directory)
+        let feed = ChangeFeed(backend: try FileBackend(path: url.path, writable: false))
+        let events = feed.events(since: nil)
+        // `stowage sql --write`'s kind of write: no history transaction. The connection stays open, so
+        // the write stays in the -wal.
+        let outside = try DatabaseQueue(path: url.path)
+        try await outside.write { db in try db.execute(sql: "UPDATE StudioBudget SET \"limit\" = 1") }
+        let change = try await firstChange(events, within: .seconds(10))
+        #expect(change != nil)
+        #expect(change?.entities == nil)
+        // A checkpoint moves the rows into the file and changes no row: no event.
+        let quiet = feed.events(since: nil)
+        _ = try await outside.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        #expect(try await firstChange(quiet, within: .milliseconds(600)) == nil)
+        feed.stop()
     }
 
     func firstChange(_ events: AsyncStream<ChangeFeed.Event>, within limit: Duration) async throws -> ChangeFeed.Change? {

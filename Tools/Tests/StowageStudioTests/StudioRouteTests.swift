@@ -261,7 +261,7 @@ struct StudioRouteTests {
             #expect(first.status == .seeOther)
             #expect(first.headers[.location] == "/entities/StudioBudget")
             let cookie = try #require(first.headers[.setCookie])
-            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"))
             let pair = String(cookie.split(separator: ";")[0])
             #expect(try await client.get("/entities/StudioBudget", headers: [.cookie: pair], token: false).status == .ok)
 
@@ -271,6 +271,14 @@ struct StudioRouteTests {
                 "/entities/StudioBudget/1.json", json: #"{"values": {"limit": 1}}"#, headers: [.init("Origin")!: "http://evil.example"])
             #expect(foreign.status == .forbidden)
             #expect(try await client.get("/entities/StudioBudget/1.json").json["values"]?["limit"] == .real(400))
+
+            // Even with --write, the SQL page cannot write: not by turning query_only off, nor by attaching.
+            for sql in ["PRAGMA query_only = 0; DELETE FROM StudioEntry", "COMMIT; DELETE FROM StudioEntry", "ATTACH 'elsewhere.db' AS x; CREATE TABLE x.t(a)"] {
+                let refused = try await client.get("/sql.json?q=\(encodeQuery(sql))")
+                #expect(refused.status == .badRequest, "\(sql)")
+            }
+            #expect(Self.rows(try await client.get("/entities/StudioEntry.json?limit=100").json).count == 14)
+            #expect(!FileManager.default.fileExists(atPath: "elsewhere.db"))
         }
     }
 
