@@ -1,5 +1,7 @@
 // snippet.hide
-// Stowage Studio mounted in an app's own Hummingbird server, behind the app's authentication.
+// Stowage Studio mounted in an app's own Hummingbird server, behind the app's authentication. Built
+// where the package has its servers (not with STOWAGE_WITHOUT_POSTGRES=1, the Thread Sanitizer run's).
+#if canImport(StowageStudio)
 import Foundation
 import Hummingbird
 import Stowage
@@ -48,3 +50,4 @@ let app = Application(router: router, configuration: ApplicationConfiguration(ad
 // snippet.end
 // snippet.hide
 _ = app
+#endif
