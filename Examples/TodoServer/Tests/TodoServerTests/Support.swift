@@ -114,9 +114,11 @@ final class ServerProcess: @unchecked Sendable {
         self.port = port
     }
 
-    /// A client connected to the server.
+    /// A client connected to the server. Its requests wait up to a minute, not HummingbirdTesting's 15 s:
+    /// the server is another process, and the full test suite runs beside it on a machine with two cores
+    /// (a CI run once waited longer than 15 s for an answer).
     func withClient<T: Sendable>(_ body: @escaping @Sendable (TestClient) async throws -> T) async throws -> T {
-        try await TestClient.withClient(host: "127.0.0.1", port: port, operation: body)
+        try await TestClient.withClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(60)), operation: body)
     }
 
     /// Stops the server (SIGTERM: a graceful shutdown), and reaps it.
