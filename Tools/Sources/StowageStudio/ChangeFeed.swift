@@ -40,7 +40,7 @@ final class ChangeFeed: @unchecked Sendable {  // @unchecked: the mutable state 
         }
     }
 
-    static let interval: Duration = .milliseconds(100)
+    static let interval: DispatchTimeInterval = .milliseconds(100)
     static let heartbeat: Duration = .seconds(15)
     static let lifetime: Duration = .seconds(60)
     static let replayLimit: Int64 = 100
@@ -54,13 +54,20 @@ final class ChangeFeed: @unchecked Sendable {  // @unchecked: the mutable state 
     private let backend: any StudioBackend
     private let lock = NSLock()
     private var listeners: [UUID: Listener] = [:]
-    private var poller: Task<Void, Never>?
+    /// Polls on a queue of its own, not on Swift's cooperative threads, which a busy server (or test
+    /// run) may keep occupied.
+    private let queue = DispatchQueue(label: "StowageStudio.ChangeFeed")
+    private var poller: DispatchSourceTimer?
     private var newest: Int64?
     private var signature: FileSignature?
     private var stopped = false
 
     init(backend: any StudioBackend) {
         self.backend = backend
+    }
+
+    deinit {
+        poller?.cancel()
     }
 
     /// The saves after the transaction `since` (from now on when `nil`), until the stream ends.
@@ -84,13 +91,11 @@ final class ChangeFeed: @unchecked Sendable {  // @unchecked: the mutable state 
             }
             listeners[id] = Listener(continuation: continuation, started: now, lastBeat: now)
             if poller == nil {
-                poller = Task.detached { [weak self] in
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: Self.interval)
-                        guard let self else { return }
-                        self.poll()
-                    }
-                }
+                let timer = DispatchSource.makeTimerSource(queue: queue)
+                timer.schedule(deadline: .now() + Self.interval, repeating: Self.interval)
+                timer.setEventHandler { [weak self] in self?.poll() }
+                timer.resume()
+                poller = timer
             }
         }
         continuation.onTermination = { [weak self] _ in self?.drop(id) }

@@ -193,7 +193,7 @@ struct StudioEditTests {
         let app = try reopened(url)
         try #require(try budget("Fun", in: app)).limit = 90
         try app.save()
-        let received = try await firstChange(changes, within: .seconds(10))
+        let received = try await firstChange(changes, within: .seconds(60))
         #expect(received?.entities == ["StudioBudget"])
         print("The change feed saw another container's save after \(ContinuousClock.now - started).")
 
@@ -226,7 +226,7 @@ struct StudioEditTests {
         // the write stays in the -wal.
         let outside = try DatabaseQueue(path: url.path)
         try await outside.write { db in try db.execute(sql: "UPDATE StudioBudget SET \"limit\" = 1") }
-        let change = try await firstChange(events, within: .seconds(10))
+        let change = try await firstChange(events, within: .seconds(60))
         #expect(change != nil)
         #expect(change?.entities == nil)
         // A checkpoint moves the rows into the file and changes no row: no event.

@@ -384,11 +384,13 @@ struct StoreEditorObserverTests {
         let start = ContinuousClock.now
         _ = try withEditor(url) { try $0.apply([.update(entity: "EditBudget", key: travel, values: ["name": .string("Voyages"), "limit": .number("1000")])]) }
         var seen = false
-        while !seen && ContinuousClock.now - start < .seconds(10) {
+        // A minute at most: the full test suite, running beside this on two cores, can keep the
+        // threads the observer's update runs on busy for seconds.
+        while !seen && ContinuousClock.now - start < .seconds(60) {
             seen = observer.results.map(\.name) == [composedCafe, "Food", "Voyages"]
             if !seen { try await Task.sleep(for: .milliseconds(10)) }
         }
-        #expect(seen, "the observer's results after 10 s: \(observer.results.map(\.name))")
+        #expect(seen, "the observer's results after 60 s: \(observer.results.map(\.name))")
         print("StoreEditorTests: the running app's observer saw the edit after \(ContinuousClock.now - start)")
         #expect(observer.results.last?.limit == 1000)
     }
