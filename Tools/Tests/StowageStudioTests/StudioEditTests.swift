@@ -182,7 +182,7 @@ struct StudioEditTests {
         #expect(try fresh.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).suffix(2).allSatisfy { $0.author == "stowage-studio" })
     }
 
-    @Test("The change feed tells a page about another process's save, naming its entities")
+    @Test("The change feed tells a page about another process's save, naming its entities", .timeLimit(.minutes(2)))
     func liveFeed() async throws {
         let directory = try TemporaryDirectory(prefix: "studio-live")
         defer { directory.remove() }
@@ -193,7 +193,9 @@ struct StudioEditTests {
         let app = try reopened(url)
         try #require(try budget("Fun", in: app)).limit = 90
         try app.save()
-        let received = try await firstChange(changes, within: .seconds(60))
+        // The first event, however long the loaded machine takes to run this task again (the test's time
+        // limit stops a hang).
+        let received = await firstChange(changes)
         #expect(received?.entities == ["StudioBudget"])
         print("The change feed saw another container's save after \(ContinuousClock.now - started).")
 
@@ -215,7 +217,7 @@ struct StudioEditTests {
         #expect(ended)
     }
 
-    @Test("A write outside Stowage reaches the pages as a change of anything; a checkpoint does not")
+    @Test("A write outside Stowage reaches the pages as a change of anything; a checkpoint does not", .timeLimit(.minutes(2)))
     func writeOutsideStowage() async throws {
         let directory = try TemporaryDirectory(prefix: "studio-outside")
         defer { directory.remove() }
@@ -226,7 +228,7 @@ struct StudioEditTests {
         // the write stays in the -wal.
         let outside = try DatabaseQueue(path: url.path)
         try await outside.write { db in try db.execute(sql: "UPDATE StudioBudget SET \"limit\" = 1") }
-        let change = try await firstChange(events, within: .seconds(60))
+        let change = await firstChange(events)
         #expect(change != nil)
         #expect(change?.entities == nil)
         // A checkpoint moves the rows into the file and changes no row: no event.
@@ -236,6 +238,15 @@ struct StudioEditTests {
         feed.stop()
     }
 
+    /// The first change of `events`, waiting as long as it takes.
+    func firstChange(_ events: AsyncStream<ChangeFeed.Event>) async -> ChangeFeed.Change? {
+        for await event in events {
+            if case .change(let change) = event { return change }
+        }
+        return nil
+    }
+
+    /// The first change of `events` within `limit`, or `nil`.
     func firstChange(_ events: AsyncStream<ChangeFeed.Event>, within limit: Duration) async throws -> ChangeFeed.Change? {
         try await withThrowingTaskGroup(of: ChangeFeed.Change?.self) { group in
             group.addTask {
