@@ -18,6 +18,17 @@ public enum TestServer {
     /// Why the tests that need a server are skipped.
     public static let skipReason: Comment = "STOWAGE_TEST_POSTGRES_URL is not set: start a server with `source .ci/postgres.sh && start_postgres`"
 
+    /// How many sessions the server has on `database` (`pg_stat_activity`): a killed client's session
+    /// lives on until the server has finished what that client had sent, a commit included.
+    public static func sessions(on database: String) throws -> Int {
+        guard let url else { return 0 }
+        let driver = try PostgresDriver(try PostgresConfiguration(url: url))
+        defer { driver.shutdown() }
+        let rows = try driver.withConnection { try $0.rows("SELECT count(*) FROM pg_stat_activity WHERE datname = $1", [.text(database)]) }
+        if case .integer(let count)? = rows.first?.first { return Int(count) }
+        return 0
+    }
+
     /// Runs administrative statements (creating and dropping databases) on the server's own database.
     public static func admin(_ sql: String) throws {
         guard let url else { return }

@@ -38,6 +38,11 @@ struct PostgresKillTests {
             usleep(UInt32.random(in: 0...4_000, using: &random))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
+            // The server finishes what the killed writer sent (a commit may land now): the next writer
+            // starts once that session is gone, or it could read the tally before that commit and
+            // write it back one short, which is a lost update of the test's own making, not a partial save.
+            let deadline = Date().addingTimeInterval(30)
+            while try TestServer.sessions(on: database.name) > 0, Date() < deadline { usleep(10_000) }
             buffer.append(output.fileHandleForReading.readDataToEndOfFile())
             for line in String(decoding: buffer, as: UTF8.self).split(separator: "\n") where line.hasPrefix("ack ") {
                 if let sequence = Int(line.dropFirst(4)) { acknowledged.insert(sequence) }
