@@ -3,23 +3,6 @@ import GRDB
 import StowageCore
 import StowageTools
 
-/// Text escaped for HTML content and attribute values.
-func escape(_ text: String) -> String {
-    var result = ""
-    result.reserveCapacity(text.utf8.count)
-    for character in text.unicodeScalars {
-        switch character {
-        case "&": result += "&amp;"
-        case "<": result += "&lt;"
-        case ">": result += "&gt;"
-        case "\"": result += "&quot;"
-        case "'": result += "&#39;"
-        default: result.unicodeScalars.append(character)
-        }
-    }
-    return result
-}
-
 /// A URL query component, percent-encoded (everything but unreserved characters).
 func encodeQuery(_ text: String) -> String {
     var allowed = CharacterSet.alphanumerics

@@ -826,9 +826,10 @@ private func textColumns(_ text: String) -> Int {
     return columns
 }
 
-/// `text` for XML character data or a quoted attribute value, scalar by scalar: a quote followed by a
-/// combining mark is one `Character` but still ends an attribute value.
-private func escape(_ text: String) -> String {
+/// `text` for HTML or XML character data or a quoted attribute value, scalar by scalar: a quote
+/// followed by a combining mark is one `Character` but still ends an attribute value. The schema's SVG
+/// and Stowage Studio's pages escape with it.
+package func escape(_ text: String) -> String {
     var out = ""
     out.reserveCapacity(text.utf8.count)
     for scalar in text.unicodeScalars {
@@ -837,7 +838,7 @@ private func escape(_ text: String) -> String {
         case "<": out += "&lt;"
         case ">": out += "&gt;"
         case "\"": out += "&quot;"
-        case "'": out += "&apos;"
+        case "'": out += "&#39;"
         default: out.unicodeScalars.append(scalar)
         }
     }
