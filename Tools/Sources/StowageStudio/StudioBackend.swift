@@ -24,9 +24,10 @@ let studioAuthor = "stowage-studio"
 
 /// A store file opened by the studio itself.
 ///
-/// Read-only, it reads the file without changing a byte (``StoreReader``'s untouched reading), and
-/// opens it again when the file or its `-wal` changed, so that it sees another process's saves. With
-/// `--write`, one writable connection serves reads and edits.
+/// Read-only, it reads the file without changing a byte (``StoreReader``'s untouched reading). With
+/// `--write`, a writable connection serves reads and edits. Either way it opens the store again when the
+/// file or its `-wal` changed, so that it sees another process's saves and, after the app migrated the
+/// store, its new models (an edit that raced a migration is refused by ``StoreReader/write(_:)``).
 final class FileBackend: StudioBackend, @unchecked Sendable {  // @unchecked: `current` is behind `lock`.
     let path: String
     let isWritable: Bool
@@ -42,7 +43,7 @@ final class FileBackend: StudioBackend, @unchecked Sendable {  // @unchecked: `c
     func reader() throws -> StoreReader {
         try lock.withLock {
             let signature = FileSignature(path)
-            if let current, isWritable || current.signature == signature { return current.reader }
+            if let current, current.signature == signature { return current.reader }
             let reader = try StoreReader(path: path, writable: isWritable)
             current = (reader, signature)
             return reader

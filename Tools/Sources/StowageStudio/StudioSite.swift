@@ -32,7 +32,7 @@ struct StudioSite: Sendable {
             } catch let error as NotFound {
                 (status, message) = (404, error.message)
             } catch let error as ToolError {
-                (status, message) = (400, error.message)
+                (status, message) = (error.exitCode == ToolError.tryAgainExitCode ? 409 : 400, error.message)
             } catch let error as StowageError {
                 let refused: [StowageError.Code] = [.constraintViolation, .deleteDenied, .relationshipCount, .modelValidationFailure]
                 (status, message) = (refused.contains(error.code) ? 409 : 400, error.message)

@@ -8,6 +8,10 @@ package struct ToolError: Error, CustomStringConvertible, Sendable {
     /// The process's exit status for it.
     package let exitCode: Int32
 
+    /// The exit status of a problem that goes away when the command is run again: the store changed
+    /// under it (`EX_TEMPFAIL`).
+    package static let tryAgainExitCode: Int32 = 75
+
     package init(_ message: String, exitCode: Int32 = 1) {
         self.message = message
         self.exitCode = exitCode
@@ -86,17 +90,43 @@ package final class StoreReader: @unchecked Sendable {  // @unchecked: immutable
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction, committed when it returns (store opened
     /// writable).
+    ///
+    /// The transaction first checks that the store still has the models it was opened with: values
+    /// checked against an old ``description`` must not be written after the app migrated the store.
+    /// - Throws: ``ToolError`` when the store was opened read-only, or when its models changed since it
+    ///   was opened (nothing is written: open it again).
     package func write<T>(_ body: (Database) throws -> T) throws -> T {
         guard isWritable else { throw ToolError("\(path) was opened read-only") }
         return try Self.guarded(path) {
             try queue.writeWithoutTransaction { db in
                 var result: T?
                 try db.inTransaction(.immediate) {
+                    try checkModelsUnchanged(db)
                     result = try body(db)
                     return .commit
                 }
                 return result!
             }
+        }
+    }
+
+    /// The metadata entries that say which models a store holds: when one of them changes, the store
+    /// was migrated or its models' description rewritten.
+    static let modelMetadataKeys = ["schema_version", "schema_layout", StoreDescription.metadataKey]
+
+    /// Throws when the store's models are no longer those it was opened with.
+    private func checkModelsUnchanged(_ db: Database) throws {
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT \"key\", \"value\" FROM \(quote(StoreToolSupport.metadataTable)) WHERE \"key\" IN (?, ?, ?)",
+            arguments: StatementArguments(Self.modelMetadataKeys))
+        var now: [String: String] = [:]
+        for row in rows {
+            if let key = String.fromDatabaseValue(row["key"]), let value = String.fromDatabaseValue(row["value"]) { now[key] = value }
+        }
+        for key in Self.modelMetadataKeys where now[key] != metadata[key] {
+            throw ToolError(
+                "\(path) was migrated since it was opened (its models changed); nothing was written: try again",
+                exitCode: ToolError.tryAgainExitCode)
         }
     }
 

@@ -182,6 +182,31 @@ struct StudioEditTests {
         #expect(try fresh.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).suffix(2).allSatisfy { $0.author == "stowage-studio" })
     }
 
+    @Test("With --write, the studio follows its app's migration of the store: new attributes are shown and edited")
+    func followsAMigration() async throws {
+        let directory = try TemporaryDirectory(prefix: "studio-migrated")
+        defer { directory.remove() }
+        let url = directory.url.appendingPathComponent("memos.store")
+        do {
+            let context = ModelContext(try ModelContainer(for: StudioMemosV1.StudioMemo.self, configurations: ModelConfiguration(url: url)))
+            context.insert(StudioMemosV1.StudioMemo(text: "first"))
+            try context.save()
+        }
+        try await withStudio(url, writable: true) { client in
+            #expect(try await client.get("/entities/StudioMemo/1.json").json["values"]?["pinned"] == nil)
+            do {
+                let context = ModelContext(try ModelContainer(for: StudioMemosV2.StudioMemo.self, configurations: ModelConfiguration(url: url)))
+                #expect(try context.fetchCount(FetchDescriptor<StudioMemosV2.StudioMemo>()) == 1)
+            }
+            #expect(try await client.get("/entities/StudioMemo/1.json").json["values"]?["pinned"] == .null)
+            #expect(try await client.get("/entities/StudioMemo/1").text.contains("name=\"value:pinned\""))
+            let saved = try await client.post("/entities/StudioMemo/1.json", json: #"{"values": {"pinned": true}}"#)
+            #expect(saved.status == .ok, "\(saved.text)")
+        }
+        let context = ModelContext(try ModelContainer(for: StudioMemosV2.StudioMemo.self, configurations: ModelConfiguration(url: url)))
+        #expect(try context.fetch(FetchDescriptor<StudioMemosV2.StudioMemo>()).map(\.pinned) == [true])
+    }
+
     @Test("The change feed tells a page about another process's save, naming its entities", .timeLimit(.minutes(2)))
     func liveFeed() async throws {
         let directory = try TemporaryDirectory(prefix: "studio-live")
@@ -270,5 +295,21 @@ extension PersistentIdentifier {
     /// The row's key, from the identifier's description (`Entity/…/123`).
     var rowKeyForTests: Int64? {
         description.split(whereSeparator: { !$0.isNumber }).last.flatMap { Int64($0) }
+    }
+}
+
+/// A notes app before and after an update that adds an attribute (a lightweight migration).
+enum StudioMemosV1 {
+    @Model final class StudioMemo {
+        var text: String
+        init(text: String) { self.text = text }
+    }
+}
+
+enum StudioMemosV2 {
+    @Model final class StudioMemo {
+        var text: String
+        var pinned: Bool?
+        init(text: String) { self.text = text }
     }
 }

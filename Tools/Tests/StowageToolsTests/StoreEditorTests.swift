@@ -395,3 +395,57 @@ struct StoreEditorObserverTests {
         #expect(observer.results.last?.limit == 1000)
     }
 }
+
+/// A notes app before and after an update that adds an attribute (a lightweight migration).
+enum MemoAppV1 {
+    @Model final class Memo {
+        var text: String
+        init(text: String) { self.text = text }
+    }
+}
+
+enum MemoAppV2 {
+    @Model final class Memo {
+        var text: String
+        var pinned: Bool?
+        init(text: String) { self.text = text }
+    }
+}
+
+@Suite("StoreEditor and a migrated store")
+struct StoreEditorMigrationTests {
+    /// An editor opened before the app migrated the store checked its values against the old models:
+    /// its edit is refused with a typed reason and writes nothing; opened again, it edits the new models.
+    @Test func anEditAfterTheAppMigratedTheStoreIsRefusedUntilItIsOpenedAgain() throws {
+        let directory = try TemporaryDirectory(prefix: "stowage-editor-migrated")
+        defer { directory.remove() }
+        let url = directory.url.appendingPathComponent("memos.store")
+        do {
+            let context = ModelContext(try ModelContainer(for: MemoAppV1.Memo.self, configurations: ModelConfiguration(url: url)))
+            context.insert(MemoAppV1.Memo(text: "first"))
+            try context.save()
+        }
+        let key = try rowKey(url, "Memo", "first", column: "text")
+        let editor = StoreEditor(try StoreReader(path: url.path, writable: true))
+        do {
+            let context = ModelContext(try ModelContainer(for: MemoAppV2.Memo.self, configurations: ModelConfiguration(url: url)))
+            #expect(try context.fetch(FetchDescriptor<MemoAppV2.Memo>()).map(\.pinned) == [nil])
+        }
+        // The store and its -wal; the -shm is the WAL's index, which readers mark.
+        func stored() throws -> [String: Data] { try snapshot(of: directory.url).filter { !$0.key.hasSuffix("-shm") } }
+        let before = try stored()
+
+        let refused = try #require(throws: ToolError.self) {
+            try editor.apply([.update(entity: "Memo", key: key, values: ["text": .string("second")])])
+        }
+        #expect(refused.message == "\(url.path) was migrated since it was opened (its models changed); nothing was written: try again")
+        #expect(refused.exitCode == ToolError.tryAgainExitCode)
+        #expect(try stored() == before)
+
+        _ = try withEditor(url) { try $0.apply([.update(entity: "Memo", key: key, values: ["text": .string("second"), "pinned": .bool(true)])]) }
+        let context = ModelContext(try ModelContainer(for: MemoAppV2.Memo.self, configurations: ModelConfiguration(url: url)))
+        let memos = try context.fetch(FetchDescriptor<MemoAppV2.Memo>())
+        #expect(memos.map(\.text) == ["second"])
+        #expect(memos.map(\.pinned) == [true])
+    }
+}
