@@ -115,7 +115,7 @@ enum FilterBuilder {
 /// the field showed and `wasNil:NAME` whether it was nil, so that a field the person did not touch is not
 /// written back (a `Date` with nanoseconds shows only milliseconds).
 enum EditForm {
-    static func fields(_ entity: StoreDescription.Entity, columns: [RowColumn], values: [DatabaseValue]?, paths: Paths) -> String {
+    static func fields(_ entity: StoreDescription.Entity, columns: [RowColumn], values: [DatabaseValue]?, paths: Paths, labels: LinkLabels = [:]) -> String {
         var html = "<div class=\"fields\">"
         for (index, column) in columns.enumerated() {
             let value = values?[index] ?? .null
@@ -129,7 +129,7 @@ enum EditForm {
                 html += "<div class=\"field\"><label for=\"\(escape(id))\">\(escape(column.name)) <small>key of a \(escape(relationship.destination)), empty for nil</small></label>"
                 html += "<div class=\"control\"><input id=\"\(escape(id))\" name=\"value:\(escape(column.name))\" type=\"number\" step=\"1\" value=\"\(shown)\">"
                 html += "<input type=\"hidden\" name=\"shown:\(escape(column.name))\" value=\"\(shown)\">"
-                if let key { html += " <a href=\"\(escape(paths.row(relationship.destination, key)))\">\(escape(relationship.destination)) \(key)</a>" }
+                if let key { html += " " + linkHTML(relationship, key, labels: labels, paths: paths) }
                 html += "</div></div>"
             case .attribute(let attribute):
                 html += attributeField(attribute, value: value, isNew: values == nil, id: id)

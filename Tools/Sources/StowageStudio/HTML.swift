@@ -61,7 +61,7 @@ struct PageContext: Sendable {
             \(alternate.map { "<link rel=\"alternate\" type=\"application/json\" href=\"\(escape($0))\">" } ?? "")
             <script src="\(escape(paths.page("/assets/studio.js")))" defer></script>
             </head>
-            <body data-watching="\(escape(watching.joined(separator: " ")))">
+            <body data-watching="\(escape(watching.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.joined(separator: " ")))">
             <a class="skip" href="#main">Skip to content</a>
             <header>
             <span class="brand">Stowage Studio</span>
@@ -89,7 +89,36 @@ struct PageContext: Sendable {
 }
 
 /// A table of rows: the key links to the row's page, a to-one link to the related row's.
-func rowsTable(_ columns: [RowColumn], _ rows: [[DatabaseValue]], entity: String, paths: Paths, caption: String,
+/// The labels of the rows that links point at, by relationship name, then key (``RowLabels``).
+typealias LinkLabels = [String: [Int64: String]]
+
+/// The labels of the rows the link columns of `rows` point at: one statement per link column.
+func linkLabels(_ columns: [RowColumn], _ rows: [[DatabaseValue]], in reader: StoreReader) throws -> LinkLabels {
+    var labels: LinkLabels = [:]
+    for (index, column) in columns.enumerated() {
+        guard case .link(let relationship) = column.content, let destination = reader.description.entity(named: relationship.destination) else { continue }
+        let keys = Set(rows.compactMap { Int64.fromDatabaseValue($0[index]) })
+        labels[relationship.name] = try reader.read { try RowLabels.labels(of: destination, keys: keys, in: $0) }
+    }
+    return labels
+}
+
+/// The entities whose rows the link columns show labels of: a page showing them follows their saves too.
+func linkedEntities(_ columns: [RowColumn]) -> [String] {
+    columns.compactMap { column in
+        if case .link(let relationship) = column.content { return relationship.destination }
+        return nil
+    }
+}
+
+/// A link to the row `key` that `relationship` points at, with the row's label after it.
+func linkHTML(_ relationship: StoreDescription.Relationship, _ key: Int64, labels: LinkLabels, paths: Paths) -> String {
+    var html = "<a href=\"\(escape(paths.row(relationship.destination, key)))\">\(escape(relationship.destination)) \(key)</a>"
+    if let label = labels[relationship.name]?[key] { html += " <span class=\"row-label\">\(escape(label))</span>" }
+    return html
+}
+
+func rowsTable(_ columns: [RowColumn], _ rows: [[DatabaseValue]], entity: String, paths: Paths, caption: String, labels: LinkLabels,
                sortLink: ((RowColumn) -> (href: String, state: String)?)? = nil) -> String {
     var html = "<div class=\"scroll\"><table class=\"rows\"><caption>\(escape(caption))</caption><thead><tr>"
     let numeric = columns.map { column -> Bool in
@@ -117,8 +146,7 @@ func rowsTable(_ columns: [RowColumn], _ rows: [[DatabaseValue]], entity: String
             case .key:
                 html += key.map { "<a href=\"\(escape(paths.row(entity, $0)))\">\($0)</a>" } ?? ""
             case .link(let relationship):
-                html += Int64.fromDatabaseValue(value).map { "<a href=\"\(escape(paths.row(relationship.destination, $0)))\">\(escape(relationship.destination)) \($0)</a>" }
-                    ?? "<span class=\"nil\">nil</span>"
+                html += Int64.fromDatabaseValue(value).map { linkHTML(relationship, $0, labels: labels, paths: paths) } ?? "<span class=\"nil\">nil</span>"
             default:
                 html += column.text(value).map { escape(String($0.prefix(200))) } ?? "<span class=\"nil\">nil</span>"
             }

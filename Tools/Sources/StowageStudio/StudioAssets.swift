@@ -28,6 +28,7 @@ enum StudioAssets {
         h1 { font-size: 1.5em; margin: .5em 0; }
         h2 small, th small, label small, dt small { color: var(--muted); font-weight: 400; margin-left: .4em; font-size: .8em; }
         th small { display: block; margin: 0; }
+        .row-label { color: var(--muted); }
         .scroll { overflow-x: auto; }
         table.rows { border-collapse: collapse; margin: .6em 0; font-size: .93em; }
         table.rows caption { text-align: left; color: var(--muted); padding: .2em 0; }

@@ -207,13 +207,15 @@ struct StudioSite: Sendable {
                     ascending ? "ascending" : descending ? "descending" : "none")
         }
         let caption = "\(rows.rows.count) \(entity.name) row\(rows.rows.count == 1 ? "" : "s")" + (query.after == nil ? "" : " after key \(query.after!)")
-        body += rowsTable(rows.columns, rows.rows, entity: entity.name, paths: paths, caption: caption, sortLink: sortLink)
+        body += rowsTable(
+            rows.columns, rows.rows, entity: entity.name, paths: paths, caption: caption, labels: try linkLabels(rows.columns, rows.rows, in: reader),
+            sortLink: sortLink)
         body += "<nav class=\"pages\" aria-label=\"Pages of rows\">"
         if query.after != nil { body += "<a href=\"\(escape(link(after: nil)))\">First page</a> " }
         if let next = rows.nextAfter { body += "<a rel=\"next\" href=\"\(escape(link(after: next)))\">Next page</a>" }
         body += "</nav>"
         return .html(context.page(
-            title: entity.name, current: "entity:" + entity.name, watching: [entity.name],
+            title: entity.name, current: "entity:" + entity.name, watching: [entity.name] + linkedEntities(rows.columns),
             alternate: paths.entity(entity.name) + ".json" + queryString([("where", filter.isEmpty ? nil : filter)] + sorts.map { ("sort", $0) }),
             body: body))
     }
@@ -260,18 +262,18 @@ struct StudioSite: Sendable {
                 })),
             ]))
         }
+        let labels = try linkLabels(columns, [values], in: reader)
         var body = ""
         if context.isWritable {
             body += "<form method=\"post\" action=\"\(escape(paths.row(entity.name, key)))\" class=\"edit\">\(context.csrfField)"
-            body += EditForm.fields(entity, columns: columns, values: values, paths: paths)
+            body += EditForm.fields(entity, columns: columns, values: values, paths: paths, labels: labels)
             body += "<p class=\"actions\"><button type=\"submit\">Save</button> <a class=\"danger\" href=\"\(escape(paths.row(entity.name, key) + "/delete"))\">Delete…</a></p></form>"
         } else {
             body += "<dl class=\"values\">"
             for (column, value) in zip(columns, values) {
                 body += "<dt>\(escape(column.name)) <small>\(escape(column.typeName))</small></dt><dd>"
                 if case .link(let relationship) = column.content {
-                    body += Int64.fromDatabaseValue(value).map { "<a href=\"\(escape(paths.row(relationship.destination, $0)))\">\(escape(relationship.destination)) \($0)</a>" }
-                        ?? "<span class=\"nil\">nil</span>"
+                    body += Int64.fromDatabaseValue(value).map { linkHTML(relationship, $0, labels: labels, paths: paths) } ?? "<span class=\"nil\">nil</span>"
                 } else {
                     body += column.text(value).map(escape) ?? "<span class=\"nil\">nil</span>"
                 }
@@ -287,13 +289,14 @@ struct StudioSite: Sendable {
                 if case .link(let link) = page.columns[index].content { return link.name != relationship.inverse }
                 return true
             }
+            let (shownColumns, shownRows) = (shown.map { page.columns[$0] }, page.rows.map { row in shown.map { row[$0] } })
             body += rowsTable(
-                shown.map { page.columns[$0] }, page.rows.map { row in shown.map { row[$0] } }, entity: relationship.destination, paths: paths,
-                caption: "\(relationship.name): \(min(count, Int64(page.rows.count))) of \(count)")
+                shownColumns, shownRows, entity: relationship.destination, paths: paths,
+                caption: "\(relationship.name): \(min(count, Int64(page.rows.count))) of \(count)", labels: try linkLabels(shownColumns, shownRows, in: reader))
             if count > Int64(page.rows.count) { body += "<p><a href=\"\(escape(all))\">All \(count) \(escape(relationship.name))</a></p>" }
             body += "</section>"
         }
-        let watching = [entity.name] + lists.map(\.0.destination)
+        let watching = [entity.name] + linkedEntities(columns) + lists.flatMap { [$0.0.destination] + linkedEntities($0.2.columns) }
         return .html(context.page(
             title: "\(entity.name) \(key)", current: "entity:" + entity.name, watching: watching,
             alternate: paths.row(entity.name, key) + ".json", body: body))
@@ -323,13 +326,15 @@ struct StudioSite: Sendable {
         }
         let here = paths.row(entity.name, key) + "/" + encodeQuery(relationship)
         var body = "<p><a href=\"\(escape(paths.row(entity.name, key)))\">\(escape(entity.name)) \(key)</a> links to \(count) \(escape(query.entity.name)) row\(count == 1 ? "" : "s").</p>"
-        body += rowsTable(page.columns, page.rows, entity: query.entity.name, paths: paths, caption: "\(relationship) of \(entity.name) \(key)")
+        body += rowsTable(
+            page.columns, page.rows, entity: query.entity.name, paths: paths, caption: "\(relationship) of \(entity.name) \(key)",
+            labels: try linkLabels(page.columns, page.rows, in: reader))
         body += "<nav class=\"pages\" aria-label=\"Pages of rows\">"
         if query.after != nil { body += "<a href=\"\(escape(here))\">First page</a> " }
         if let next = page.nextAfter { body += "<a rel=\"next\" href=\"\(escape(here + "?after=\(next)"))\">Next page</a>" }
         body += "</nav>"
         return .html(context.page(
-            title: "\(relationship) of \(entity.name) \(key)", current: "entity:" + entity.name, watching: [entity.name, query.entity.name],
+            title: "\(relationship) of \(entity.name) \(key)", current: "entity:" + entity.name, watching: [entity.name, query.entity.name] + linkedEntities(page.columns),
             alternate: here + ".json", body: body))
     }
 

@@ -108,12 +108,8 @@ struct EditSession {
 
     /// How a row is named to a person: `Budget 'Food'` (its first `String` attribute), or `Budget #7`.
     func label(_ row: StoredRow) throws -> String {
-        if let attribute = row.entity.attributes.first(where: { $0.kind == .string && $0.externalTable == nil }),
-           let text = try String.fetchOne(
-               db, sql: "SELECT \(quote(attribute.name)) FROM \(quote(row.entity.table)) WHERE \(Self.pk) = ?", arguments: [row.key]),
-           !text.isEmpty {
-            let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-            return "\(row.entity.name) '\(line.count > 60 ? line.prefix(59) + "…" : line)'"
+        if let label = try RowLabels.labels(of: row.entity, keys: [row.key], in: db)[row.key] {
+            return "\(row.entity.name) '\(label)'"
         }
         return "\(row.entity.name) #\(row.key)"
     }

@@ -619,7 +619,11 @@ class Flow:
         expected_budget = commands.row("Transaction", int(key)).get("budget")
         if budget != f"Budget {expected_budget}":
             fail(f"Transaction {key}'s page links to {budget!r}; stowage rows says its budget is {expected_budget}")
-        say(f"  row page: Transaction {key}, its budget link {budget!r}")
+        labels = [span.text.strip() for span in driver.find_elements(By.CSS_SELECTOR, "main dl.values .row-label")]
+        budget_name = commands.row("Budget", int(expected_budget)).get("name")
+        if labels != [budget_name]:
+            fail(f"Transaction {key}'s budget link is labelled {labels}; `stowage rows` names Budget {expected_budget} {budget_name!r}")
+        say(f"  row page: Transaction {key}, its budget link {budget!r} labelled {budget_name!r}")
         self.shot("transaction-row")
 
         self.click_and_load(budget_links[0], budget, "the budget relationship link")

@@ -206,7 +206,12 @@ struct StudioRouteTests {
             #expect(entryJSON["values"]?["budget"] == .number(food))
             #expect(entryJSON["relationships"]?["tags"]?["count"] == .number("1"))
             let html = try await client.get("/entities/StudioEntry/\(entry)")
-            #expect(html.text.contains("href=\"/entities/StudioBudget/\(food)\""))
+            #expect(html.text.contains("<a href=\"/entities/StudioBudget/\(food)\">StudioBudget \(food)</a> <span class=\"row-label\">Food</span>"),
+                    "a link names the row it points at")
+            let table = try await client.get("/entities/StudioEntry").text
+            #expect(table.components(separatedBy: "<span class=\"row-label\">Food</span>").count - 1 == 12)
+            #expect(table.components(separatedBy: "<span class=\"row-label\">Fun</span>").count - 1 == 2)
+            #expect(table.contains("data-watching=\"StudioEntry StudioBudget\""), "a rename of a budget refreshes the labels")
             #expect(try await client.get("/entities/StudioBudget/999.json").status == .notFound)
         }
     }
