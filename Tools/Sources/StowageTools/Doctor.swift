@@ -3,7 +3,8 @@ import GRDB
 import StowageCore
 
 /// The checks of `stowage doctor`: SQLite's integrity and foreign-key checks, the recorded description
-/// against the tables, uniqueness under Swift's string equality, and the files' permissions.
+/// against the tables, each value's storage class against its attribute's column, uniqueness under
+/// Swift's string equality, and the files' permissions.
 package enum Doctor {
     package struct Problem: Sendable {
         package let check: String
@@ -16,7 +17,7 @@ package enum Doctor {
     }
 
     /// The checks run, in order.
-    package static let checks = ["integrity", "foreign keys", "schema", "uniqueness", "permissions"]
+    package static let checks = ["integrity", "foreign keys", "schema", "values", "uniqueness", "permissions"]
 
     package static func examine(_ reader: StoreReader) throws -> [Problem] {
         var problems: [Problem] = []
@@ -117,7 +118,59 @@ package enum Doctor {
                 }
             }
         }
+        check("values") { db in problems += try valueProblems(description, db, path: reader.path) }
         problems += permissionProblems(reader.path)
+        return problems
+    }
+
+    /// The storage classes (SQLite's `typeof`) a column of each type holds when Stowage wrote it: SQLite
+    /// does not enforce column types, so a value written by another program can be of any class. A
+    /// `REAL` column also holds integers, which the app reads as numbers.
+    static let storageClasses: [String: [String]] = ["INTEGER": ["integer"], "REAL": ["real", "integer"], "TEXT": ["text"], "BLOB": ["blob"]]
+
+    /// Values stored with another storage class than their attribute's column type: text in a `Double`,
+    /// a blob in a `String`, a fraction in an `Int`. The app fails to read most of them
+    /// (`.invalidStoredValue`). One scan of each table.
+    static func valueProblems(_ description: StoreDescription, _ db: Database, path: String) throws -> [Problem] {
+        let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        var problems: [Problem] = []
+        // A class hierarchy's entities share their root's table: each column once, named by the entity
+        // that declares it (the highest superentity that has it).
+        var order: [String] = []
+        var columnsByTable: [String: [(entity: String, attribute: StoreDescription.Attribute)]] = [:]
+        for entity in description.entities where tables.contains(entity.table) {
+            if columnsByTable[entity.table] == nil { order.append(entity.table) }
+            for attribute in entity.attributes where attribute.externalTable == nil && storageClasses[attribute.column] != nil {
+                if columnsByTable[entity.table, default: []].contains(where: { $0.attribute.name == attribute.name }) { continue }
+                var declaring = entity
+                while let name = declaring.superentity, let superentity = description.entity(named: name),
+                      superentity.attributes.contains(where: { $0.name == attribute.name }) {
+                    declaring = superentity
+                }
+                columnsByTable[entity.table, default: []].append((declaring.name, attribute))
+            }
+        }
+        for table in order {
+            let existing = Set(try Row.fetchAll(db, sql: "PRAGMA table_info(\(quote(table)))").map { row -> String in row["name"] })
+            let columns = (columnsByTable[table] ?? []).filter { existing.contains($0.attribute.name) }
+            guard !columns.isEmpty else { continue }
+            func condition(_ attribute: StoreDescription.Attribute) -> String {
+                let allowed = (["null"] + storageClasses[attribute.column]!).map { "'\($0)'" }.joined(separator: ", ")
+                return "typeof(\(quote(attribute.name))) NOT IN (\(allowed))"
+            }
+            let counts = try Row.fetchOne(
+                db, sql: "SELECT " + columns.map { "coalesce(sum(\(condition($0.attribute))), 0)" }.joined(separator: ", ") + " FROM \(quote(table))")
+            for (index, column) in columns.enumerated() {
+                let count: Int64 = counts?[index] ?? 0
+                guard count > 0 else { continue }
+                let attribute = column.attribute
+                let found = "SELECT \(quote(StoreToolSupport.primaryKeyColumn)), \(quote(attribute.name)), typeof(\(quote(attribute.name))) FROM \(quote(table)) WHERE \(condition(attribute))"
+                problems.append(Problem(
+                    check: "values",
+                    problem: "\(count) value(s) of \(column.entity).\(attribute.name), a \(attribute.type), are not stored as \(attribute.column) as Stowage stores them (another program wrote them): the app may fail to read them",
+                    remedy: "see them with `stowage sql \(shellWord(path)) \(shellWord(found))`, then correct them with `stowage sql --write`, or restore the store from a backup"))
+            }
+        }
         return problems
     }
 
@@ -147,6 +200,19 @@ package enum Doctor {
                 remedy: "restore the store from a backup"))
         }
         return problems + permissionProblems(path)
+    }
+
+    /// `text` as one word of a POSIX shell: as it is when it needs no quoting, else in double quotes
+    /// (SQL's own quotes stay readable).
+    static func shellWord(_ text: String) -> String {
+        let plain = text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "/._-+:,@%".unicodeScalars.contains($0) }
+        if plain && !text.isEmpty { return text }
+        var quoted = "\""
+        for character in text {
+            if "\\\"$`".contains(character) { quoted.append("\\") }
+            quoted.append(character)
+        }
+        return quoted + "\""
     }
 
     static func permissionProblems(_ path: String) -> [Problem] {
