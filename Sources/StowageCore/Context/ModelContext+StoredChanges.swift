@@ -5,13 +5,19 @@ import Foundation
 /// ``ModelContext``, so that an edit is the app's save (its delete rules, uniqueness, history and
 /// observers).
 package enum StoredChange: Sendable {
-    /// Sets attributes (by name, stored values) and to-one relationships (by name, the destination's key or
-    /// `nil`) of the row `key`.
-    case update(entity: String, key: Int64, attributes: [String: StorageValue], links: [String: Int64?])
-    /// Inserts a model with these attributes (every non-optional one) and to-one relationships.
-    case insert(entity: String, attributes: [String: StorageValue], links: [String: Int64?])
+    /// Sets attributes (by name, stored values) and relationships of the row `key`. A relationship is set
+    /// to the rows with the given keys, as assigning the property does: a to-one to none or one, a
+    /// to-many to exactly these (an ordered one in this order).
+    case update(entity: String, key: Int64, attributes: [String: StorageValue], links: [String: [Int64]])
+    /// Inserts a model with these attributes (every non-optional one) and relationships.
+    case insert(entity: String, attributes: [String: StorageValue], links: [String: [Int64]])
     /// Deletes the row `key`, with what its delete rules remove.
     case delete(entity: String, key: Int64)
+    /// Appends the row `row` to the to-many `relationship` of the row `key`, as `model.list.append(…)` does.
+    case append(entity: String, key: Int64, relationship: String, row: Int64)
+    /// Removes the row `row` from the to-many `relationship` of the row `key`, as removing it from the
+    /// model's array does.
+    case remove(entity: String, key: Int64, relationship: String, row: Int64)
 }
 
 extension ModelContext {
@@ -41,6 +47,10 @@ extension ModelContext {
                 case .delete(let entityName, let key):
                     let entity = try storedChangeEntity(entityName)
                     delete(try storedChangeModel(entity, key))
+                case .append(let entityName, let key, let name, let row):
+                    try changeList(entityName, key, name, adding: row)
+                case .remove(let entityName, let key, let name, let row):
+                    try changeList(entityName, key, name, removing: row)
                 }
             }
             try save()
@@ -49,6 +59,38 @@ extension ModelContext {
             throw error
         }
         return inserted.compactMap { $0.persistentModelID.rowKey }
+    }
+
+    /// Appends `adding` to, or removes `removing` from, the to-many `name` of the row `key`, through the
+    /// model's setter with the array as its getter loads it.
+    private func changeList(_ entityName: String, _ key: Int64, _ name: String, adding: Int64? = nil, removing: Int64? = nil) throws {
+        let entity = try storedChangeEntity(entityName)
+        let model = try storedChangeModel(entity, key)
+        guard let relationship = entity.relationshipList.first(where: { $0.name == name }), let accessor = relationship.accessor,
+              let destination = schema.entitiesByName[relationship.destination]
+        else {
+            throw StowageError(.invalidValue, "\(entity.name) has no relationship \(name).", entityName: entity.name, propertyName: name)
+        }
+        guard !relationship.isToOneRelationship else {
+            throw StowageError(.invalidValue, "\(entity.name).\(name) is a to-one relationship: set it to a row's key.", entityName: entity.name, propertyName: name)
+        }
+        _ = model[keyPath: relationship.keypath]  // the getter loads the array
+        var related = accessor.related(model)
+        if let adding {
+            let added = try storedChangeModel(destination, adding)
+            guard !related.contains(where: { $0 === added }) else {
+                throw StowageError(.invalidValue, "\(name) of \(entity.name) \(key) already includes \(destination.name) \(adding).", entityName: entity.name, propertyName: name)
+            }
+            related.append(added)
+        }
+        if let removing {
+            let removed = try storedChangeModel(destination, removing)
+            guard let index = related.firstIndex(where: { $0 === removed }) else {
+                throw StowageError(.invalidValue, "\(name) of \(entity.name) \(key) does not include \(destination.name) \(removing).", entityName: entity.name, propertyName: name)
+            }
+            related.remove(at: index)
+        }
+        accessor.assign(related, to: model)
     }
 
     private func storedChangeEntity(_ name: String) throws -> Schema.Entity {
@@ -68,7 +110,7 @@ extension ModelContext {
     }
 
     private func setStored(
-        _ attributes: [String: StorageValue], _ links: [String: Int64?], of model: any PersistentModel, entity: Schema.Entity, isNew: Bool
+        _ attributes: [String: StorageValue], _ links: [String: [Int64]], of model: any PersistentModel, entity: Schema.Entity, isNew: Bool
     ) throws {
         let byName = Dictionary(entity.attributeList.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for name in attributes.keys where byName[name] == nil {
@@ -90,18 +132,21 @@ extension ModelContext {
             }
             try attribute.accessor.assign(value, to: model)
         }
-        for (name, key) in links {
-            guard let relationship = entity.relationshipList.first(where: { $0.name == name }), relationship.isToOneRelationship,
-                  let accessor = relationship.accessor
+        for (name, keys) in links.sorted(by: { $0.key < $1.key }) {
+            guard let relationship = entity.relationshipList.first(where: { $0.name == name }), let accessor = relationship.accessor,
+                  let destination = schema.entitiesByName[relationship.destination]
             else {
-                throw StowageError(.invalidValue, "\(entity.name) has no to-one relationship \(name).", entityName: entity.name, propertyName: name)
+                throw StowageError(.invalidValue, "\(entity.name) has no relationship \(name).", entityName: entity.name, propertyName: name)
             }
-            guard let key else {
-                accessor.assign([], to: model)
-                continue
+            if relationship.isToOneRelationship, keys.count > 1 {
+                throw StowageError(
+                    .invalidValue, "\(entity.name).\(name) is a to-one relationship: it links to one \(destination.name) or none, not \(keys.count).",
+                    entityName: entity.name, propertyName: name)
             }
-            guard let destination = schema.entitiesByName[relationship.destination] else { continue }
-            accessor.assign([try storedChangeModel(destination, key)], to: model)
+            if Set(keys).count != keys.count {
+                throw StowageError(.invalidValue, "\(entity.name).\(name) lists a \(destination.name) more than once.", entityName: entity.name, propertyName: name)
+            }
+            accessor.assign(try keys.map { try storedChangeModel(destination, $0) }, to: model)
         }
         if isNew {
             for relationship in entity.relationshipList where links[relationship.name] == nil {

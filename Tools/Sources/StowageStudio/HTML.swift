@@ -88,7 +88,6 @@ struct PageContext: Sendable {
     var csrfField: String { "<input type=\"hidden\" name=\"csrf\" value=\"\(escape(csrf))\">" }
 }
 
-/// A table of rows: the key links to the row's page, a to-one link to the related row's.
 /// The labels of the rows that links point at, by relationship name, then key (``RowLabels``).
 typealias LinkLabels = [String: [Int64: String]]
 
@@ -118,8 +117,12 @@ func linkHTML(_ relationship: StoreDescription.Relationship, _ key: Int64, label
     return html
 }
 
+/// A table of rows: the key links to the row's page, links to the rows they name.
+/// - Parameters:
+///   - sortLink: the address that sorts by a column and whether it is the current sort, for sortable columns.
+///   - action: HTML for a last column acting on the row with this key (an "Unlink" button).
 func rowsTable(_ columns: [RowColumn], _ rows: [[DatabaseValue]], entity: String, paths: Paths, caption: String, labels: LinkLabels,
-               sortLink: ((RowColumn) -> (href: String, state: String)?)? = nil) -> String {
+               sortLink: ((RowColumn) -> (href: String, state: String)?)? = nil, action: ((Int64) -> String)? = nil) -> String {
     var html = "<div class=\"scroll\"><table class=\"rows\"><caption>\(escape(caption))</caption><thead><tr>"
     let numeric = columns.map { column -> Bool in
         if case .attribute(let attribute) = column.content { return [.integer, .real, .decimal].contains(attribute.kind) }
@@ -135,6 +138,7 @@ func rowsTable(_ columns: [RowColumn], _ rows: [[DatabaseValue]], entity: String
             html += "<th scope=\"col\"\(alignment)>\(label)</th>"
         }
     }
+    if action != nil { html += "<th scope=\"col\"><span class=\"visually-hidden\">Actions</span></th>" }
     html += "</tr></thead><tbody>"
     for row in rows {
         html += "<tr>"
@@ -152,8 +156,9 @@ func rowsTable(_ columns: [RowColumn], _ rows: [[DatabaseValue]], entity: String
             }
             html += index == 0 ? "</th>" : "</td>"
         }
+        if let action, let key { html += "<td class=\"action\">\(action(key))</td>" }
         html += "</tr>"
     }
-    if rows.isEmpty { html += "<tr><td colspan=\"\(columns.count)\" class=\"empty\">No rows.</td></tr>" }
+    if rows.isEmpty { html += "<tr><td colspan=\"\(columns.count + (action == nil ? 0 : 1))\" class=\"empty\">No rows.</td></tr>" }
     return html + "</tbody></table></div>"
 }

@@ -29,6 +29,10 @@ enum StudioAssets {
         h2 small, th small, label small, dt small { color: var(--muted); font-weight: 400; margin-left: .4em; font-size: .8em; }
         th small { display: block; margin: 0; }
         .row-label { color: var(--muted); }
+        .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+        td.action form { margin: 0; }
+        td.action button { font-size: .85em; }
+        form.link-rows { display: flex; flex-wrap: wrap; align-items: center; gap: .4em .8em; margin: .6em 0; }
         .scroll { overflow-x: auto; }
         table.rows { border-collapse: collapse; margin: .6em 0; font-size: .93em; }
         table.rows caption { text-align: left; color: var(--muted); padding: .2em 0; }

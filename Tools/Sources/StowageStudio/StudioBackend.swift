@@ -130,6 +130,10 @@ final class ContainerBackend: StudioBackend, @unchecked Sendable {  // @unchecke
                 return .insert(entity: entity, attributes: attributes, links: links)
             case .delete(let entity, let key):
                 return .delete(entity: entity, key: key)
+            case .append(let entity, let key, let relationship, let row):
+                return .append(entity: entity, key: key, relationship: relationship, row: row)
+            case .remove(let entity, let key, let relationship, let row):
+                return .remove(entity: entity, key: key, relationship: relationship, row: row)
             }
         }
         let context = ModelContext(container)
@@ -146,25 +150,29 @@ final class ContainerBackend: StudioBackend, @unchecked Sendable {  // @unchecke
         return entity
     }
 
-    /// JSON values by property name as the container's stored values and links.
+    /// JSON values by property name as the container's stored values and links: a to-one relationship
+    /// takes a row's key or `null`, a to-many one an array of keys.
     private static func split(
         _ values: [String: JSONValue], of entity: StoreDescription.Entity
-    ) throws -> ([String: StorageValue], [String: Int64?]) {
+    ) throws -> ([String: StorageValue], [String: [Int64]]) {
         var attributes: [String: StorageValue] = [:]
-        var links: [String: Int64?] = [:]
+        var links: [String: [Int64]] = [:]
+        func key(_ value: JSONValue, of name: String) throws -> Int64 {
+            guard case .number(let text) = value, let key = Int64(text) else { throw ToolError("\(name) takes rows' keys, not \(value.text)") }
+            return key
+        }
         for (name, value) in values {
             if let attribute = entity.attributes.first(where: { $0.name == name }) {
                 attributes[name] = StorageValue(try StoredValues.stored(value, for: attribute))
-            } else if entity.relationships.contains(where: { $0.name == name && !$0.isToMany }) {
-                switch value {
-                case .null: links[name] = .some(nil)
-                case .number(let text):
-                    guard let key = Int64(text) else { throw ToolError("\(name) takes a row's key, not \(text)") }
-                    links[name] = key
-                default: throw ToolError("\(name) takes a row's key or null, not \(value.text)")
+            } else if let relationship = entity.relationships.first(where: { $0.name == name }) {
+                switch (relationship.isToMany, value) {
+                case (false, .null): links[name] = []
+                case (false, _): links[name] = [try key(value, of: name)]
+                case (true, .array(let elements)): links[name] = try elements.map { try key($0, of: name) }
+                case (true, _): throw ToolError("\(name) is a to-many relationship: it takes an array of rows' keys, not \(value.text)")
                 }
             } else {
-                throw ToolError("\(entity.name) has no attribute or to-one relationship \(name)")
+                throw ToolError("\(entity.name) has no attribute or relationship \(name)")
             }
         }
         return (attributes, links)

@@ -95,6 +95,7 @@ struct StudioSite: Sendable {
         case (3, .get) where last == "delete": return try deletePreview(entity, key, context, format: format)
         case (3, .post) where last == "delete": return try delete(request, entity, key, context, format: format)
         case (3, .get): return try related(request, entity, key, relationship: last, reader, context, format: format)
+        case (3, .post): return try relink(request, entity, key, relationship: last, context, format: format)
         default: throw NotFound(message: "No page here.")
         }
     }
@@ -290,9 +291,12 @@ struct StudioSite: Sendable {
                 return true
             }
             let (shownColumns, shownRows) = (shown.map { page.columns[$0] }, page.rows.map { row in shown.map { row[$0] } })
+            let editsList = context.isWritable && relationship.isToMany
             body += rowsTable(
                 shownColumns, shownRows, entity: relationship.destination, paths: paths,
-                caption: "\(relationship.name): \(min(count, Int64(page.rows.count))) of \(count)", labels: try linkLabels(shownColumns, shownRows, in: reader))
+                caption: "\(relationship.name): \(min(count, Int64(page.rows.count))) of \(count)", labels: try linkLabels(shownColumns, shownRows, in: reader),
+                action: editsList ? { unlinkButton(entity.name, key, relationship, row: $0, context, from: "row") } : nil)
+            if editsList { body += linkForm(entity.name, key, relationship, context, from: "row") }
             if count > Int64(page.rows.count) { body += "<p><a href=\"\(escape(all))\">All \(count) \(escape(relationship.name))</a></p>" }
             body += "</section>"
         }
@@ -326,9 +330,13 @@ struct StudioSite: Sendable {
         }
         let here = paths.row(entity.name, key) + "/" + encodeQuery(relationship)
         var body = "<p><a href=\"\(escape(paths.row(entity.name, key)))\">\(escape(entity.name)) \(key)</a> links to \(count) \(escape(query.entity.name)) row\(count == 1 ? "" : "s").</p>"
+        let list = entity.relationships.first { $0.name == relationship }
+        let editsList = context.isWritable && list?.isToMany == true
         body += rowsTable(
             page.columns, page.rows, entity: query.entity.name, paths: paths, caption: "\(relationship) of \(entity.name) \(key)",
-            labels: try linkLabels(page.columns, page.rows, in: reader))
+            labels: try linkLabels(page.columns, page.rows, in: reader),
+            action: editsList ? { unlinkButton(entity.name, key, list!, row: $0, context, from: "related") } : nil)
+        if editsList, let list { body += linkForm(entity.name, key, list, context, from: "related") }
         body += "<nav class=\"pages\" aria-label=\"Pages of rows\">"
         if query.after != nil { body += "<a href=\"\(escape(here))\">First page</a> " }
         if let next = page.nextAfter { body += "<a rel=\"next\" href=\"\(escape(here + "?after=\(next)"))\">Next page</a>" }
@@ -400,6 +408,70 @@ struct StudioSite: Sendable {
         _ = try backend.apply([.delete(entity: entity.name, key: key)])
         if format == .json { return .json(.object([("entity", .string(entity.name)), ("deleted", .integer(key))])) }
         return .redirect(context.paths.entity(entity.name))
+    }
+
+    /// Adds a row to a to-many relationship of a row, or removes one (form fields or JSON members
+    /// `add`, `remove`: the row's key), as appending it to the model's array or removing it does.
+    private func relink(
+        _ request: StudioRequest, _ entity: StoreDescription.Entity, _ key: Int64, relationship name: String, _ context: PageContext, format: Format
+    ) throws -> StudioResponse {
+        try requireWritable()
+        guard let relationship = entity.relationships.first(where: { $0.name == name }) else {
+            throw NotFound(message: "\(entity.name) has no relationship \(name).")
+        }
+        guard relationship.isToMany else {
+            throw ToolError("\(entity.name).\(name) is a to-one relationship: set it on the row's page")
+        }
+        func rowKey(_ field: String) throws -> Int64? {
+            let value: String?
+            if format == .json {
+                switch request.json?[field] {
+                case .number(let text)?: value = text
+                case nil, .null?: value = nil
+                case let other?: throw ToolError("\(field) takes a \(relationship.destination)'s key, not \(other.text)")
+                }
+            } else {
+                value = request.field(field).map { $0.trimmingCharacters(in: .whitespaces) }
+            }
+            guard let value, !value.isEmpty else { return nil }
+            guard let parsed = Int64(value) else { throw ToolError("\(field) takes a \(relationship.destination)'s key, not \"\(value)\"") }
+            return parsed
+        }
+        let (add, remove) = (try rowKey("add"), try rowKey("remove"))
+        guard (add == nil) != (remove == nil) else {
+            throw ToolError("give the key of one \(relationship.destination) to add (add) or to remove (remove)")
+        }
+        if let add {
+            _ = try backend.apply([.append(entity: entity.name, key: key, relationship: name, row: add)])
+        } else if let remove {
+            _ = try backend.apply([.remove(entity: entity.name, key: key, relationship: name, row: remove)])
+        }
+        if format == .json {
+            let keys = try StoreEditor(try backend.reader()).relatedKeys(entity: entity.name, key: key, relationship: name)
+            return .json(.object([
+                ("entity", .string(entity.name)), ("key", .integer(key)), ("relationship", .string(name)), ("keys", .array(keys.map(JSONValue.integer))),
+            ]))
+        }
+        let row = context.paths.row(entity.name, key)
+        return .redirect(request.field("from") == "related" ? row + "/" + encodeQuery(name) : row)
+    }
+
+    /// A form adding a row to a to-many relationship by its key.
+    private func linkForm(_ entity: String, _ key: Int64, _ relationship: StoreDescription.Relationship, _ context: PageContext, from: String) -> String {
+        let id = "link-\(relationship.name)"
+        return "<form method=\"post\" action=\"\(escape(context.paths.row(entity, key) + "/" + encodeQuery(relationship.name)))\" class=\"link-rows\">"
+            + context.csrfField + "<input type=\"hidden\" name=\"from\" value=\"\(from)\">"
+            + "<label for=\"\(escape(id))\">Add a \(escape(relationship.destination)) to \(escape(relationship.name)), by key</label>"
+            + "<input id=\"\(escape(id))\" name=\"add\" type=\"number\" step=\"1\" required> <button type=\"submit\">Add</button></form>"
+    }
+
+    /// A button removing the row `row` from a to-many relationship.
+    private func unlinkButton(
+        _ entity: String, _ key: Int64, _ relationship: StoreDescription.Relationship, row: Int64, _ context: PageContext, from: String
+    ) -> String {
+        "<form method=\"post\" action=\"\(escape(context.paths.row(entity, key) + "/" + encodeQuery(relationship.name)))\">"
+            + context.csrfField + "<input type=\"hidden\" name=\"from\" value=\"\(from)\"><input type=\"hidden\" name=\"remove\" value=\"\(row)\">"
+            + "<button type=\"submit\" aria-label=\"Remove \(escape(relationship.destination)) \(row) from \(escape(relationship.name))\">Remove</button></form>"
     }
 
     private func requireWritable() throws {

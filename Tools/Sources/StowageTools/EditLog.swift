@@ -32,9 +32,11 @@ struct EditLog {
         attributes[row, default: []].formUnion(names)
     }
 
-    /// Records that a relationship of a stored row was written. An inserted row's are part of its insert.
-    mutating func link(_ row: StoredRow, _ relationship: String) {
-        guard !inserts.contains(where: { $0.row == row }) else { return }
+    /// Records that a relationship of a stored row was written. An inserted row's are part of its insert,
+    /// unless `upserted` says that the stored row an insert updated changed as the app's model of that
+    /// row (another than the inserted one): the app records that as an update too.
+    mutating func link(_ row: StoredRow, _ relationship: String, upserted: Bool = false) {
+        if let insert = inserts.first(where: { $0.row == row }), insert.isNew || !upserted { return }
         note(row)
         links[row, default: []].insert(relationship)
     }

@@ -19,12 +19,7 @@ extension EditSession {
             throw ToolError("\(row.entity.name).\(relationship.name) leads to \(relationship.destination), which the store does not describe")
         }
         let inverse = relationship.inverse.flatMap { name in destination.relationships.first { $0.name == name } }
-        let sharing = destination.relationships.filter { $0.inverse == relationship.name && $0.destination == inverse?.destination }
-        guard sharing.count <= 1 else {
-            throw ToolError(
-                "\(row.entity.name).\(relationship.name) is the inverse of several relationships of \(destination.name) (\(sharing.map(\.name).joined(separator: ", "))), whose links the app keeps in step itself: set it in the app",
-                exitCode: 64)
-        }
+        try refuseSharedInverse(relationship, of: row.entity, destination: destination, inverse: inverse)
         let pk = Self.pk
         let table = quote(row.entity.table)
         switch relationship.storage.kind {
@@ -36,37 +31,23 @@ extension EditSession {
             if let inverse, inverse.isToMany {
                 // The row moves from `old`'s array to the end of `target`'s; each parent whose array
                 // changes is written again (keys and positions), as the app writes a changed to-many.
-                func children(of parent: StoredRow) throws -> [Int64] {
-                    try Int64.fetchAll(
-                        db, sql: "SELECT \(pk) FROM \(table) WHERE \(column) = ? ORDER BY \(position.map { "\($0), " } ?? "")\(pk)", arguments: [parent.key])
-                }
-                func write(_ children: [Int64], of parent: StoredRow) throws {
-                    for (index, child) in children.enumerated() {
-                        try execute(
-                            "UPDATE \(table) SET \(column) = ?\(position.map { ", \($0) = ?" } ?? "") WHERE \(pk) = ?",
-                            StatementArguments([parent.key.databaseValue] + (position == nil ? [] : [Int64(index).databaseValue]) + [child.databaseValue]),
-                            entity: row.entity.name)
-                    }
-                }
                 if let old, old != target {
-                    try write(try children(of: old).filter { $0 != row.key }, of: old)
+                    let children = try childKeys(of: old, through: relationship, of: row.entity).filter { $0 != row.key }
+                    try writeChildren(children, of: old, through: relationship, of: row.entity)
                     log.link(old, inverse.name)
                     countCandidates.append(old)
                 }
                 if let target, target == old {
                     // Linked again to its parent: the app writes the row's link and its place in the array.
-                    let index = try children(of: target).firstIndex(of: row.key) ?? 0
-                    try execute(
-                        "UPDATE \(table) SET \(column) = ?\(position.map { ", \($0) = ?" } ?? "") WHERE \(pk) = ?",
-                        StatementArguments([target.key.databaseValue] + (position == nil ? [] : [Int64(index).databaseValue]) + [row.key.databaseValue]),
-                        entity: row.entity.name)
+                    let index = try childKeys(of: target, through: relationship, of: row.entity).firstIndex(of: row.key) ?? 0
+                    try writeChild(row.key, of: target, at: index, through: relationship, of: row.entity)
                 } else if let target {
-                    try write(try children(of: target).filter { $0 != row.key } + [row.key], of: target)
+                    let children = try childKeys(of: target, through: relationship, of: row.entity).filter { $0 != row.key } + [row.key]
+                    try writeChildren(children, of: target, through: relationship, of: row.entity)
                     log.link(target, inverse.name)
                     countCandidates.append(target)
                 } else {
-                    try execute(
-                        "UPDATE \(table) SET \(column) = NULL\(position.map { ", \($0) = NULL" } ?? "") WHERE \(pk) = ?", [row.key], entity: row.entity.name)
+                    try writeChild(row.key, of: nil, at: nil, through: relationship, of: row.entity)
                 }
                 return
             }
@@ -106,5 +87,162 @@ extension EditSession {
             break
         }
         throw ToolError("\(row.entity.name).\(relationship.name) is not stored in a way the editor can set (\(relationship.storage.kind))")
+    }
+
+    /// The keys of `parent`'s children: the rows of `entity` whose to-one `link` (a foreign key) holds
+    /// it, in the order of the parent's array (positions, then keys).
+    func childKeys(of parent: StoredRow, through link: StoreDescription.Relationship, of entity: StoreDescription.Entity) throws -> [Int64] {
+        guard let column = link.storage.column.map(quote) else { return [] }
+        let order = link.storage.positionColumn.map { "\(quote($0)), " } ?? ""
+        return try Int64.fetchAll(
+            db, sql: "SELECT \(Self.pk) FROM \(quote(entity.table)) WHERE \(column) = ? ORDER BY \(order)\(Self.pk)", arguments: [parent.key])
+    }
+
+    /// Writes `children` (rows of `entity`) as `parent`'s array held by their to-one `link`: each child
+    /// linked to it at its place, from 0, as the app's save writes a changed to-many held there.
+    func writeChildren(_ children: [Int64], of parent: StoredRow, through link: StoreDescription.Relationship, of entity: StoreDescription.Entity) throws {
+        for (index, child) in children.enumerated() {
+            try writeChild(child, of: parent, at: index, through: link, of: entity)
+        }
+    }
+
+    /// Writes the to-one `link` of the row `child` of `entity`: `parent` (`nil`: none) and the child's
+    /// place in the parent's array (`nil`: none).
+    func writeChild(_ child: Int64, of parent: StoredRow?, at index: Int?, through link: StoreDescription.Relationship, of entity: StoreDescription.Entity) throws {
+        guard let column = link.storage.column.map(quote) else {
+            throw ToolError("\(entity.name).\(link.name) has no link column in the store's description")
+        }
+        let position = link.storage.positionColumn.map(quote)
+        try execute(
+            "UPDATE \(quote(entity.table)) SET \(column) = ?\(position.map { ", \($0) = ?" } ?? "") WHERE \(Self.pk) = ?",
+            StatementArguments([parent?.key.databaseValue ?? .null] + (position == nil ? [] : [index.map { Int64($0).databaseValue } ?? .null]) + [child.databaseValue]),
+            entity: entity.name)
+    }
+
+    /// Refuses a relationship that is the inverse of several relationships of its destination (a to-one
+    /// that `leadingPlants` and `trailingPlants` both declare as their inverse): the app keeps those
+    /// links in step in ways the editor does not reproduce.
+    func refuseSharedInverse(
+        _ relationship: StoreDescription.Relationship, of entity: StoreDescription.Entity, destination: StoreDescription.Entity,
+        inverse: StoreDescription.Relationship?
+    ) throws {
+        let sharing = destination.relationships.filter { $0.inverse == relationship.name && $0.destination == inverse?.destination }
+        guard sharing.count <= 1 else {
+            throw ToolError(
+                "\(entity.name).\(relationship.name) is the inverse of several relationships of \(destination.name) (\(sharing.map(\.name).joined(separator: ", "))), whose links the app keeps in step itself: set it in the app",
+                exitCode: 64)
+        }
+    }
+
+    /// Sets the to-many `relationship` of `row` to exactly `targets` (an ordered one in their order), as
+    /// assigning the model's array and saving does, with what the app's inverse maintenance writes:
+    ///
+    /// - in a join table (many-to-many, or no inverse): the row's links not in `targets` go, the others
+    ///   are written with their places in the array; each related row that gains or loses the row
+    ///   through a to-many inverse has its own array written again (the row at its end, or without it),
+    ///   so its positions are renumbered from 0, and is recorded as updated;
+    /// - held by the children's foreign key (one-to-many): a child that leaves gets no parent (`NULL`),
+    ///   a child that comes leaves its previous parent's array (renumbered, that parent recorded), and the
+    ///   children get their places in the array; each child whose parent changes is recorded.
+    ///
+    /// - Parameter replacing: whether the row had its links before (an update): an inserted model's
+    ///   array is empty before it is set, so an insert (an upsert too) gains every row of `targets`.
+    mutating func setRelated(_ relationship: StoreDescription.Relationship, of row: StoredRow, to targets: [StoredRow], replacing: Bool) throws {
+        guard let destination = description.entity(named: relationship.destination) else {
+            throw ToolError("\(row.entity.name).\(relationship.name) leads to \(relationship.destination), which the store does not describe")
+        }
+        let inverse = relationship.inverse.flatMap { name in destination.relationships.first { $0.name == name } }
+        try refuseSharedInverse(relationship, of: row.entity, destination: destination, inverse: inverse)
+        if let inverse {
+            // Several relationships of the row's entity sharing one to-one inverse keep their links apart
+            // (each its own join table), in step in the app's memory only.
+            let siblings = row.entity.relationships.filter { $0.destination == relationship.destination && $0.inverse == inverse.name }
+            guard siblings.count <= 1 else {
+                throw ToolError(
+                    "\(row.entity.name).\(relationship.name) shares its inverse \(destination.name).\(inverse.name) with \(siblings.filter { $0.name != relationship.name }.map(\.name).joined(separator: ", ")), whose links the app keeps in step itself: set it in the app",
+                    exitCode: 64)
+            }
+        }
+        let old = replacing ? try relatedRows(of: row, through: relationship) : []
+        let removed = old.filter { !targets.contains($0) }
+        let added = targets.filter { !old.contains($0) }
+        // The row changes first, then (as the app's inverse maintenance goes) the rows it loses, then
+        // those it gains: the order in which the history lists them.
+        log.link(row, relationship.name)
+        countCandidates.append(row)
+        switch relationship.storage.kind {
+        case "joinTable":
+            // Each related row whose inverse array changes: the keys that array then holds. The arrays
+            // are read before any is written, as the app changes them in memory before its save.
+            var arrays: [(row: StoredRow, relationship: StoreDescription.Relationship, keys: [Int64])] = []
+            if let inverse {
+                guard inverse.isToMany, inverse.storage.kind == "joinTable" else { break }
+                for other in removed {
+                    let keys = try relatedRows(of: other, through: inverse).map(\.key)
+                    guard keys.contains(row.key) else { continue }
+                    arrays.append((other, inverse, keys.filter { $0 != row.key }))
+                }
+                for other in added {
+                    let keys = try relatedRows(of: other, through: inverse).map(\.key)
+                    // A new model is not in any array yet: an upsert's row goes at the end too.
+                    guard !replacing || !keys.contains(row.key) else { continue }
+                    arrays.append((other, inverse, keys + [row.key]))
+                }
+            }
+            try writeJoinLinks(relationship, of: row, keys: targets.map(\.key))
+            for (other, inverse, keys) in arrays {
+                try writeJoinLinks(inverse, of: other, keys: keys)
+                log.link(other, inverse.name)
+                countCandidates.append(other)
+            }
+            return
+        case "inverse":
+            guard let inverse, !inverse.isToMany, inverse.storage.kind == "foreignKey" else { break }
+            // A child that leaves has no parent any more.
+            for child in removed {
+                try writeChild(child.key, of: nil, at: nil, through: inverse, of: destination)
+                log.link(child, inverse.name)
+                countCandidates.append(child)
+            }
+            // A child that comes leaves its parent's array, which is written again (renumbered). For an
+            // upsert that parent may be the stored row itself: the app's model of it loses the child
+            // (the inserted model is another), and its save records that as an update of the row.
+            for child in added {
+                log.link(child, inverse.name)
+                countCandidates.append(child)
+                guard let parent = try relatedRows(of: child, through: inverse).first, !replacing || parent != row else { continue }
+                let children = try childKeys(of: parent, through: inverse, of: destination).filter { $0 != child.key }
+                try writeChildren(children, of: parent, through: inverse, of: destination)
+                log.link(parent, relationship.name, upserted: parent == row)
+                countCandidates.append(parent)
+            }
+            // The row's array: its children at their places.
+            try writeChildren(targets.map(\.key), of: row, through: inverse, of: destination)
+            return
+        default:
+            break
+        }
+        throw ToolError("\(row.entity.name).\(relationship.name) is not stored in a way the editor can set (\(relationship.storage.kind))")
+    }
+
+    /// Writes the links of `row` in the join table of `relationship` as the app's save writes an array
+    /// held there: the links to rows not in `keys` go, and each of `keys` is linked with its place in
+    /// the array (the other side's place kept when the link was there).
+    func writeJoinLinks(_ relationship: StoreDescription.Relationship, of row: StoredRow, keys: [Int64]) throws {
+        let storage = relationship.storage
+        guard let table = storage.table.map(quote), let own = storage.column.map(quote), let other = storage.otherColumn.map(quote) else {
+            throw ToolError("\(row.entity.name).\(relationship.name) has no join table in the store's description")
+        }
+        var delete = "DELETE FROM \(table) WHERE \(own) = ?"
+        if !keys.isEmpty { delete += " AND \(other) NOT IN (\(keys.map { _ in "?" }.joined(separator: ", ")))" }
+        try execute(delete, StatementArguments([row.key] + keys), entity: row.entity.name)
+        let position = storage.positionColumn.map(quote)
+        let insert = position.map {
+            "INSERT INTO \(table) (\(own), \(other), \($0)) VALUES (?, ?, ?) ON CONFLICT (\(own), \(other)) DO UPDATE SET \($0) = excluded.\($0)"
+        } ?? "INSERT INTO \(table) (\(own), \(other)) VALUES (?, ?) ON CONFLICT (\(own), \(other)) DO NOTHING"
+        for (index, key) in keys.enumerated() {
+            try execute(
+                insert, StatementArguments([row.key, key] + (position == nil ? [] : [Int64(index)])), entity: row.entity.name)
+        }
     }
 }

@@ -4,28 +4,26 @@ import StowageCore
 
 extension EditSession {
     /// The values of an update or insert, checked against the entity's description, in declaration
-    /// order: stored attribute values, and the keys to-one relationships are set to.
+    /// order: stored attribute values, and the rows relationships are set to.
     struct Assignments {
         /// Attributes and their stored values.
         var attributes: [(attribute: StoreDescription.Attribute, value: DatabaseValue)] = []
-        /// To-one relationships and the rows they link to (`nil`: none).
-        var links: [(relationship: StoreDescription.Relationship, target: StoredRow?)] = []
+        /// Relationships and the rows they are set to, in declaration order: a to-one's row (none: `nil`
+        /// was given), a to-many's rows in the order given.
+        var links: [(relationship: StoreDescription.Relationship, targets: [StoredRow])] = []
     }
 
-    /// Checks `values` (JSON as `stowage export` writes it) against `entity`.
+    /// Checks `values` (JSON as `stowage export` writes it) against `entity`: attributes take their
+    /// stored values, a to-one relationship the related row's key or `null`, a to-many one an array of
+    /// related rows' keys.
     /// - Parameter subject: the row in messages (`Budget 'Food'`, `a new Budget`).
     /// - Throws: ``ToolError`` naming the unknown property, the wrong value or the missing row.
     func assignments(_ values: [String: JSONValue], for entity: StoreDescription.Entity, subject: String) throws -> Assignments {
-        let toOne = entity.relationships.filter { !$0.isToMany }
-        for name in values.keys.sorted() where !entity.attributes.contains(where: { $0.name == name }) && !toOne.contains(where: { $0.name == name }) {
-            if let list = entity.relationships.first(where: { $0.name == name }) {
-                let inverse = list.inverse.flatMap { inverse in description.entity(named: list.destination)?.relationships.first { $0.name == inverse } }
-                let hint = inverse.map { !$0.isToMany ? "set \(list.destination).\($0.name) of each related row instead" : "edit it in the app" } ?? "edit it in the app"
-                throw ToolError("\(entity.name).\(name) is a to-many relationship, which the editor does not set: \(hint)", exitCode: 64)
-            }
+        for name in values.keys.sorted()
+        where !entity.attributes.contains(where: { $0.name == name }) && !entity.relationships.contains(where: { $0.name == name }) {
             throw ToolError(
-                "\(entity.name) has no attribute or to-one relationship \(name); its attributes are \(entity.attributes.map(\.name).joined(separator: ", "))"
-                    + (toOne.isEmpty ? "" : " and its to-one relationships \(toOne.map(\.name).joined(separator: ", "))"),
+                "\(entity.name) has no attribute or relationship \(name); its attributes are \(entity.attributes.map(\.name).joined(separator: ", "))"
+                    + (entity.relationships.isEmpty ? "" : " and its relationships \(entity.relationships.map(\.name).joined(separator: ", "))"),
                 exitCode: 64)
         }
         var result = Assignments()
@@ -37,31 +35,54 @@ extension EditSession {
                 throw ToolError("\(subject): \(error.message)", exitCode: 65)
             }
         }
-        for relationship in toOne {
+        for relationship in entity.relationships {
             guard let value = values[relationship.name] else { continue }
             guard let destination = description.entity(named: relationship.destination) else {
                 throw ToolError("\(entity.name).\(relationship.name) leads to \(relationship.destination), which the store does not describe")
             }
-            if value == .null {
-                result.links.append((relationship, nil))
+            // The row `key` of the destination.
+            func target(_ key: Int64) throws -> StoredRow {
+                guard let target = try storedRow(destination, key: key) else {
+                    throw ToolError("\(subject): \(relationship.name) cannot link to \(destination.name) \(key), which does not exist", exitCode: 65)
+                }
+                return target
+            }
+            guard relationship.isToMany else {
+                if value == .null {
+                    result.links.append((relationship, []))
+                    continue
+                }
+                guard case .number(let text) = value, let key = Int64(text) else {
+                    throw ToolError(
+                        "\(subject): \(relationship.name) takes the key of a \(destination.name) (a number) or null, not \(value.text.prefix(60))", exitCode: 65)
+                }
+                result.links.append((relationship, [try target(key)]))
                 continue
             }
-            guard case .number(let text) = value, let key = Int64(text) else {
+            // A to-many: the keys of the rows it holds, each once (an ordered one's in their order).
+            let elements: [JSONValue]? = if case .array(let elements) = value { elements } else { nil }
+            let keys = elements?.compactMap { element -> Int64? in
+                guard case .number(let text) = element else { return nil }
+                return Int64(text)
+            }
+            guard let elements, let keys, keys.count == elements.count else {
                 throw ToolError(
-                    "\(subject): \(relationship.name) takes the key of a \(destination.name) (a number) or null, not \(value.text.prefix(60))", exitCode: 65)
+                    "\(subject): \(relationship.name) takes an array of keys of \(destination.name) rows (numbers), not \(value.text.prefix(60))",
+                    exitCode: 65)
             }
-            guard let target = try storedRow(destination, key: key) else {
-                throw ToolError("\(subject): \(relationship.name) cannot link to \(destination.name) \(key), which does not exist", exitCode: 65)
+            var seen = Set<Int64>()
+            for key in keys where !seen.insert(key).inserted {
+                throw ToolError("\(subject): \(relationship.name) lists \(destination.name) \(key) more than once", exitCode: 65)
             }
-            result.links.append((relationship, target))
+            result.links.append((relationship, try keys.map(target)))
         }
         return result
     }
 
     // MARK: Update
 
-    /// Sets attributes and to-one relationships of the row `key` of `entity`, as setting the model's
-    /// properties and saving does.
+    /// Sets attributes and relationships of the row `key` of `entity`, as setting the model's properties
+    /// (attributes, then relationships in declaration order) and saving does.
     mutating func update(entity name: String, key: Int64, values: [String: JSONValue]) throws {
         let row = try requireRow(entity: try entity(named: name), key: key)
         guard !values.isEmpty else { throw ToolError("the update of \(try label(row)) sets no value", exitCode: 64) }
@@ -79,8 +100,12 @@ extension EditSession {
         }
         log.update(row, attributes: assignments.attributes.map(\.attribute.name))
         countCandidates.append(row)
-        for (relationship, target) in assignments.links {
-            try setLink(relationship, of: row, to: target, replacing: true)
+        for (relationship, targets) in assignments.links {
+            if relationship.isToMany {
+                try setRelated(relationship, of: row, to: targets, replacing: true)
+            } else {
+                try setLink(relationship, of: row, to: targets.first, replacing: true)
+            }
         }
     }
 
@@ -161,9 +186,14 @@ extension EditSession {
         let row = StoredRow(entity: entity, key: key)
         log.insert(row, isNew: key > newest)
         countCandidates.append(row)
-        // As the app writes a new model's links: those it has (a nil one leaves an upserted row's link).
-        for (relationship, target) in assignments.links where target != nil {
-            try setLink(relationship, of: row, to: target, replacing: false)
+        // As the app writes a new model's links: those it has (a nil or empty one leaves an upserted
+        // row's links).
+        for (relationship, targets) in assignments.links where !targets.isEmpty {
+            if relationship.isToMany {
+                try setRelated(relationship, of: row, to: targets, replacing: false)
+            } else {
+                try setLink(relationship, of: row, to: targets.first, replacing: false)
+            }
         }
         return key
     }

@@ -18,7 +18,7 @@ import StowageCore
 /// What it does as the app's save does:
 /// - Values are the JSON `stowage export` writes (``StoredValues``), checked against each attribute's
 ///   type, optionality and, for an enumeration, its raw values. To-one relationships take the related
-///   row's key, or `null`.
+///   row's key, or `null`; to-many relationships an array of the related rows' keys (each once).
 /// - An insert whose unique values (`.unique`, `#Unique`) are a stored row's updates that row (SwiftData's
 ///   upsert), and reports its key. An update that gives a row another row's unique values fails with
 ///   the app's `StowageError` (`.constraintViolation`, the same message). Strings compare by their
@@ -33,13 +33,22 @@ import StowageCore
 /// - Setting a to-one relationship keeps the other side in step as the app does: an ordered to-many
 ///   inverse gets the row at its end (positions renumbered as the app writes them), a one-to-one
 ///   partner loses its previous link.
+/// - Setting a to-many relationship is assigning the array: it then holds exactly those rows, in that
+///   order. A join table (many-to-many, or no inverse) loses the links not listed and gets the others
+///   with their positions; each related row whose own array gains the row (at its end) or loses it is
+///   written again (renumbered) and recorded. A one-to-many's children are the rows listed, at their
+///   places: a child that leaves gets no parent, one that comes leaves its previous parent (renumbered,
+///   recorded). Count limits (`minimumModelCount`, `maximumModelCount`) are checked as the app's save
+///   checks them. Relationships are set in declaration order, after the attributes.
 /// - The history gets one transaction with the author, then the inserts, updates (changed properties)
 ///   and deletions (with the values of `.preserveValueOnDeletion` attributes), with a fresh `origin`:
 ///   an app with the store open (its change watcher) refreshes its contexts and observers.
 ///
 /// What it cannot do: Swift default values are unknown to it (an insert gives every non-optional
-/// attribute), and it sets to-one relationships only (to-many and many-to-many lists follow from the
-/// other side, or are edited in the app).
+/// attribute); it does not set a relationship that shares its inverse with others (Backyard Birds'
+/// `leadingPlants` and `trailingPlants`, both `inverse: \Plant.backyard`) nor that inverse, whose links
+/// the app keeps in step in memory; and it does not check `@Relationship(.unique)`, which the store's
+/// description does not record.
 package struct StoreEditor: Sendable {
     /// The store, opened for writing.
     package let reader: StoreReader
@@ -52,14 +61,25 @@ package struct StoreEditor: Sendable {
 
     /// One change of an edit.
     package enum Change: Sendable {
-        /// Sets attributes of the row `key` (by name, JSON as `stowage export` writes it) and to-one
-        /// relationships (by name, the related row's key as a number, or `null`).
+        /// Sets attributes of the row `key` (by name, JSON as `stowage export` writes it) and
+        /// relationships (by name): a to-one to the related row's key as a number, or `null`; a to-many
+        /// to an array of the related rows' keys (`[3, 5]`, each once), which it then holds exactly, an
+        /// ordered one in this order, as assigning the model's array does.
         case update(entity: String, key: Int64, values: [String: JSONValue])
-        /// Inserts a row with these attributes (every non-optional one) and to-one relationships; an
-        /// insert with a stored row's unique values updates that row.
+        /// Inserts a row with these attributes (every non-optional one) and relationships (as in
+        /// ``update(entity:key:values:)``); an insert with a stored row's unique values updates that row.
+        /// As in the app, such an upsert's lists replace the row's join-table links, but the row keeps
+        /// the children (one-to-many) it had besides those listed.
         case insert(entity: String, values: [String: JSONValue])
         /// Deletes the row `key` and what its delete rules take with it.
         case delete(entity: String, key: Int64)
+        /// Adds the row `row` to the to-many `relationship` of the row `key`, as appending it to the
+        /// model's array does (at the end of an ordered one). The list is read in the edit's own
+        /// transaction, so a change another process saved to it just before is kept.
+        case append(entity: String, key: Int64, relationship: String, row: Int64)
+        /// Removes the row `row` from the to-many `relationship` of the row `key`, as removing it from the
+        /// model's array does (a one-to-many's child then has no parent).
+        case remove(entity: String, key: Int64, relationship: String, row: Int64)
     }
 
     /// Keys of rows of one entity.
@@ -125,6 +145,14 @@ package struct StoreEditor: Sendable {
                         index += 1
                     case .insert(let entity, let values):
                         insertedKeys.append(try session.insert(entity: entity, values: values))
+                        index += 1
+                    case .append(let entity, let key, let relationship, let row):
+                        let list = try session.list(of: entity, key: key, relationship: relationship, adding: row)
+                        try session.update(entity: entity, key: key, values: [relationship: .array(list.map(JSONValue.integer))])
+                        index += 1
+                    case .remove(let entity, let key, let relationship, let row):
+                        let list = try session.list(of: entity, key: key, relationship: relationship, removing: row)
+                        try session.update(entity: entity, key: key, values: [relationship: .array(list.map(JSONValue.integer))])
                         index += 1
                     case .delete:
                         var roots: [(entity: String, key: Int64)] = []
@@ -193,6 +221,8 @@ extension StoreEditor.Change {
         case .update(let entity, let key, _): "update \(entity) \(key)"
         case .insert(let entity, _): "insert \(entity)"
         case .delete(let entity, let key): "delete \(entity) \(key)"
+        case .append(let entity, let key, let relationship, let row): "add \(row) to \(relationship) of \(entity) \(key)"
+        case .remove(let entity, let key, let relationship, let row): "remove \(row) from \(relationship) of \(entity) \(key)"
         }
     }
 }

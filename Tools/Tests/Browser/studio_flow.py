@@ -798,6 +798,45 @@ class Flow:
             fail(f"`stowage rows STORE Budget` shows Budget {key}'s limit {saved.get('limit')}, expected {limit:g}")
         self.check_last_edit("Budget", key, "limit")
         say(f"  stowage rows: Budget {key}'s limit is {saved['limit']:g}; stowage history: the last save is stowage-studio's")
+        self.mouse_relink(key)
+
+    def transactions_section(self, key):
+        sections = [s for s in self.driver.find_elements(By.CSS_SELECTOR, "section.related")
+                    if s.find_element(By.TAG_NAME, "h2").text.split()[:1] == ["transactions"]]
+        if len(sections) != 1:
+            fail(f"Budget {key}'s page has no section.related 'transactions'")
+        return sections[0]
+
+    def mouse_relink(self, key):
+        """Removes a transaction from the budget's list with its Remove button, then adds it back by key
+        with the Add form, checking each with `stowage rows`."""
+        driver, commands = self.driver, self.commands
+        rows = body_rows(self.transactions_section(key).find_element(By.CSS_SELECTOR, "table.rows"))
+        if not rows:
+            fail(f"Budget {key}'s transactions list is empty")
+        transaction = int(cell(rows[0], 0).text.strip())
+        buttons = rows[0].find_elements(By.CSS_SELECTOR, "td.action button")
+        if [b.text.strip() for b in buttons] != ["Remove"]:
+            fail(f"with --write, Transaction {transaction}'s row in Budget {key}'s list has no single 'Remove' button")
+        self.click_and_load(buttons[0], f"Budget {key}", "Remove")
+        if commands.row("Transaction", transaction).get("budget") is not None:
+            fail(f"after Remove, `stowage rows` shows Transaction {transaction}'s budget {commands.row('Transaction', transaction).get('budget')}, expected null")
+        shown = [cell(row, 0).text.strip() for row in body_rows(self.transactions_section(key).find_element(By.CSS_SELECTOR, "table.rows"))]
+        if str(transaction) in shown:
+            fail(f"after Remove, Budget {key}'s list still shows Transaction {transaction}")
+        self.shot("budget-transaction-removed")
+        field = self.transactions_section(key).find_element(By.CSS_SELECTOR, "form.link-rows input#link-transactions")
+        field.send_keys(str(transaction))
+        add = [b for b in self.transactions_section(key).find_elements(By.CSS_SELECTOR, "form.link-rows button") if b.text.strip() == "Add"]
+        if len(add) != 1:
+            fail(f"Budget {key}'s transactions list has no single 'Add' button")
+        self.click_and_load(add[0], f"Budget {key}", "Add")
+        if commands.row("Transaction", transaction).get("budget") != key:
+            fail(f"after Add, `stowage rows` shows Transaction {transaction}'s budget {commands.row('Transaction', transaction).get('budget')}, expected {key}")
+        last = commands.history()[-1]
+        if last.get("author") != "stowage-studio":
+            fail(f"after Add, the last history transaction's author is {last.get('author')!r}, expected 'stowage-studio'")
+        say(f"  Budget {key}: Transaction {transaction} removed from its list with Remove, added back with Add; stowage rows agrees")
 
     def check_last_edit(self, entity, key, property):
         history = self.commands.history()

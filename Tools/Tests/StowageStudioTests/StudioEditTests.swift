@@ -127,6 +127,62 @@ struct StudioEditTests {
         #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last?.author == "stowage-studio")
     }
 
+    @Test("To-many lists are edited from the row's page: Add by key, Remove per row, as assigning the array in the app")
+    func relink() async throws {
+        let directory = try TemporaryDirectory(prefix: "studio-relink")
+        defer { directory.remove() }
+        let url = try makeStudioStore(directory)
+        let context = try reopened(url)
+        let fun = try #require(try budget("Fun", in: context)?.persistentModelID.rowKeyForTests)
+        let entries = try context.fetch(FetchDescriptor<StudioEntry>(sortBy: [SortDescriptor(\.note)]))
+        let groceries = try #require(entries.first { $0.note == "groceries 1" }?.persistentModelID.rowKeyForTests)
+        let cinema = try #require(entries.first { $0.note == "cinema 1" }?.persistentModelID.rowKeyForTests)
+        let tag = try #require(try context.fetch(FetchDescriptor<StudioTag>()).first?.persistentModelID.rowKeyForTests)
+        try await withStudio(url, writable: true) { client in
+            let page = try await client.get("/entities/StudioEntry/\(cinema)").text
+            #expect(page.contains("<form method=\"post\" action=\"/entities/StudioEntry/\(cinema)/tags\" class=\"link-rows\">"))
+            #expect(page.contains("<label for=\"link-tags\">Add a StudioTag to tags, by key</label>"))
+            // Many-to-many: the tag is added to the entry, from the entry's page.
+            let added = try await client.post("/entities/StudioEntry/\(cinema)/tags", form: "from=row&add=\(tag)")
+            #expect(added.status == .seeOther, "\(added.text)")
+            #expect(added.headers[.location] == "/entities/StudioEntry/\(cinema)")
+            #expect(try await client.get("/entities/StudioEntry/\(cinema).json").json["relationships"]?["tags"]?["count"] == .number("1"))
+            // One-to-many: a Food entry moves to Fun, from Fun's list of entries.
+            let moved = try await client.post("/entities/StudioBudget/\(fun)/entries", form: "from=related&add=\(groceries)")
+            #expect(moved.status == .seeOther, "\(moved.text)")
+            #expect(moved.headers[.location] == "/entities/StudioBudget/\(fun)/entries")
+            // Refused: a row already there, a row not there, a to-one relationship; nothing written.
+            let newest = try await client.get("/overview.json").json["history"]?["newest"]
+            let twice = try await client.post("/entities/StudioEntry/\(cinema)/tags.json", json: "{\"add\": \(tag)}")
+            #expect(twice.status == .badRequest && twice.text.contains("tags of StudioEntry 'cinema 1' already includes StudioTag \(tag); nothing was written"), "\(twice.text)")
+            let absent = try await client.post("/entities/StudioBudget/\(fun)/entries.json", json: #"{"remove": 999}"#)
+            #expect(absent.status == .badRequest && absent.text.contains("entries of StudioBudget 'Fun' does not include StudioEntry 999"), "\(absent.text)")
+            let toOne = try await client.post("/entities/StudioEntry/\(cinema)/budget", form: "add=\(fun)")
+            #expect(toOne.status == .badRequest && toOne.text.contains("is a to-one relationship"), "\(toOne.text)")
+            #expect(try await client.get("/overview.json").json["history"]?["newest"] == newest)
+        }
+        do {
+            let context = try reopened(url)
+            let cinemaEntry = try #require(try context.fetch(FetchDescriptor<StudioEntry>(predicate: #Predicate { $0.note == "cinema 1" })).first)
+            #expect(cinemaEntry.tags.map(\.name) == ["weekly"])
+            let moved = try #require(try context.fetch(FetchDescriptor<StudioEntry>(predicate: #Predicate { $0.note == "groceries 1" })).first)
+            #expect(moved.budget?.name == "Fun")
+            #expect(try budget("Fun", in: context)?.entries.count == 3)
+            #expect(try budget("Food", in: context)?.entries.count == 11)
+            let authors = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).suffix(2).map(\.author)
+            #expect(authors == ["stowage-studio", "stowage-studio"])
+        }
+        // Removing: the tag leaves the entry; the entry stays.
+        try await withStudio(url, writable: true) { client in
+            let removed = try await client.post("/entities/StudioEntry/\(cinema)/tags.json", json: "{\"remove\": \(tag)}")
+            #expect(removed.status == .ok, "\(removed.text)")
+            #expect(removed.json["keys"] == .array([]))
+        }
+        let after = try reopened(url)
+        #expect(try after.fetch(FetchDescriptor<StudioEntry>(predicate: #Predicate { $0.note == "cinema 1" })).first?.tags.isEmpty == true)
+        #expect(try after.fetch(FetchDescriptor<StudioTag>()).first?.entries.count == 3)
+    }
+
     @Test("A new row from the form is inserted, with every value by its type")
     func insert() async throws {
         let directory = try TemporaryDirectory(prefix: "studio-insert")
@@ -174,11 +230,17 @@ struct StudioEditTests {
                 uri: "/admin/studio/entities/StudioEntry/1/delete.json", method: .post,
                 headers: [.init("X-CSRF-Token")!: studio.site.csrf])
             #expect(delete.status == .ok, "\(String(buffer: delete.body))")
+            let tagged = try await client.execute(
+                uri: "/admin/studio/entities/StudioEntry/14/tags.json", method: .post,
+                headers: [.contentType: "application/json", .init("X-CSRF-Token")!: studio.site.csrf],
+                body: ByteBuffer(string: #"{"add": 1}"#))
+            #expect(tagged.status == .ok, "\(String(buffer: tagged.body))")
         }
         let fresh = ModelContext(container)
         let edited = try #require(try budget("Food", in: fresh))
         #expect(edited.limit == 999 && edited.kind == .leisure)
         #expect(try fresh.fetchCount(FetchDescriptor<StudioEntry>()) == 13)
+        #expect(try fresh.fetch(FetchDescriptor<StudioEntry>(predicate: #Predicate { $0.note == "cinema 2" })).first?.tags.map(\.name) == ["weekly"])
         #expect(try fresh.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).suffix(2).allSatisfy { $0.author == "stowage-studio" })
     }
 

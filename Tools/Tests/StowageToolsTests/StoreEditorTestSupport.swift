@@ -116,6 +116,34 @@ enum EditKind: String, Codable, CaseIterable {
     init(title: String) { self.title = title }
 }
 
+/// Two to-many relationships sharing one to-one inverse (Backyard Birds' leading and trailing plants),
+/// in a store of their own: links the editor refuses to set.
+@Model final class EditYard {
+    var name: String
+    @Relationship(inverse: \EditPlant.yard) var leadingPlants: [EditPlant] = []
+    @Relationship(inverse: \EditPlant.yard) var trailingPlants: [EditPlant] = []
+    init(name: String) { self.name = name }
+}
+
+@Model final class EditPlant {
+    var name: String
+    var yard: EditYard?
+    init(name: String) { self.name = name }
+}
+
+/// A to-many relationship without an inverse (its links in a join table of its own), in a store of
+/// its own.
+@Model final class EditPlaylist {
+    var name: String
+    var songs: [EditSong] = []
+    init(name: String) { self.name = name }
+}
+
+@Model final class EditSong {
+    var title: String
+    init(title: String) { self.title = title }
+}
+
 nonisolated(unsafe) let editModels: [any PersistentModel.Type] = [
     EditAccount.self, EditBudget.self, EditEntry.self, EditReceipt.self, EditNote.self, EditTag.self, EditTrip.self, EditBusinessTrip.self,
     EditStop.self, EditPerson.self, EditPassport.self, EditShelf.self, EditBook.self,
@@ -252,8 +280,26 @@ func appHistory(_ url: URL, after: Int64, models: [any PersistentModel.Type] = e
     \EditEntry.receipts: "EditEntry.receipts", \EditReceipt.scan: "EditReceipt.scan", \EditReceipt.entry: "EditReceipt.entry",
     \EditNote.text: "EditNote.text", \EditNote.budget: "EditNote.budget", \EditTag.name: "EditTag.name", \EditTag.budgets: "EditTag.budgets",
     \EditTrip.name: "EditTrip.name", \EditTrip.photo: "EditTrip.photo", \EditTrip.stops: "EditTrip.stops",
-    \EditBusinessTrip.client: "EditBusinessTrip.client", \EditStop.place: "EditStop.place", \EditStop.trip: "EditStop.trip",
+    \EditBusinessTrip.client: "EditBusinessTrip.client", \EditBusinessTrip.name: "EditBusinessTrip.name", \EditBusinessTrip.photo: "EditBusinessTrip.photo",
+    \EditBusinessTrip.stops: "EditBusinessTrip.stops", \EditStop.place: "EditStop.place", \EditStop.trip: "EditStop.trip",
+    \EditShelf.name: "EditShelf.name", \EditShelf.books: "EditShelf.books", \EditBook.title: "EditBook.title", \EditBook.shelf: "EditBook.shelf",
 ]
+
+/// Makes a change through the app on the store at `url` and saves it, as the editor's author: what the
+/// editor's edit is compared with.
+@MainActor
+func appEdit(_ url: URL, models: [any PersistentModel.Type] = editModels, _ change: (ModelContext) throws -> Void) throws {
+    let context = ModelContext(try ModelContainer(for: Schema(models), configurations: ModelConfiguration(url: url)))
+    context.author = "stowage-studio"
+    try change(context)
+    try context.save()
+}
+
+/// The models of type `T` of the context by the value of `name` (a property naming them), loaded.
+@MainActor
+func modelsByName<T: PersistentModel>(_ context: ModelContext, _ name: KeyPath<T, String>) throws -> [String: T] {
+    Dictionary(try context.fetch(FetchDescriptor<T>()).map { ($0[keyPath: name], $0) }, uniquingKeysWith: { first, _ in first })
+}
 
 /// The bytes of a file: what "nothing was written" compares.
 func fileBytes(_ url: URL) throws -> Data {

@@ -318,6 +318,322 @@ struct StoreEditorTests {
         #expect(try context.fetch(FetchDescriptor<EditPassport>(sortBy: [SortDescriptor(\.number)])).map { $0.owner?.name } == ["Bob", nil, "Cy"])
     }
 
+    /// Setting a many-to-many relationship to a list of keys writes the join table as the app's
+    /// assignment of the array and save do: the links that go and those that come, the row's positions,
+    /// and the positions of each related row whose own array gains or loses the row (renumbered from 0);
+    /// the row and those related rows are recorded as updated, as the app records them. From either side,
+    /// and twice in one edit.
+    @Test func manyToManyListsAreWrittenAsTheAppWritesThem() throws {
+        let directory = try TemporaryDirectory(prefix: "stowage-editor-many-to-many")
+        defer { directory.remove() }
+        let url = try makeEditStore(directory)
+        // A third tag, on Travel and Café: Food has red and blue, Travel red and green, Café green.
+        try appEdit(url) { context in
+            let budgets = try modelsByName(context, \EditBudget.name)
+            let green = EditTag(name: "green")
+            context.insert(green)
+            green.budgets = [budgets["Travel"]!, budgets[composedCafe]!]
+        }
+        let appCopy = try copyStore(url, as: "app.store")
+        let (food, travel, cafe) = (try rowKey(url, "EditBudget", "Food"), try rowKey(url, "EditBudget", "Travel"), try rowKey(url, "EditBudget", composedCafe))
+        let (red, blue, green) = (try rowKey(url, "EditTag", "red"), try rowKey(url, "EditTag", "blue"), try rowKey(url, "EditTag", "green"))
+
+        // From the budget's side: Food keeps blue (now first), loses red and gains green.
+        var before = try newestTransaction(url)
+        try appEdit(appCopy) { context in
+            let (budgets, tags) = (try modelsByName(context, \EditBudget.name), try modelsByName(context, \EditTag.name))
+            budgets["Food"]!.tags = [tags["blue"]!, tags["green"]!]
+        }
+        let outcome = try withEditor(url) {
+            try $0.apply([.update(entity: "EditBudget", key: food, values: ["tags": .array([.integer(blue), .integer(green)])])])
+        }
+        #expect(outcome.updated == [StoreEditor.RowKeys(entity: "EditBudget", keys: [food]), StoreEditor.RowKeys(entity: "EditTag", keys: [red, green])])
+        #expect(try storedRows(url) == storedRows(appCopy), "join rows and both sides' positions as the app writes them")
+        var history = try appHistory(url, after: before)
+        #expect(history == (try appHistory(appCopy, after: before)))
+        #expect(history == [[
+            "author: stowage-studio", "update EditBudget/p\(food) EditBudget.tags", "update EditTag/p\(red) EditTag.budgets",
+            "update EditTag/p\(green) EditTag.budgets",
+        ]])
+        do {
+            let context = ModelContext(try ModelContainer(for: Schema(editModels.reversed()), configurations: ModelConfiguration(url: url)))
+            let (budgets, tags) = (try modelsByName(context, \EditBudget.name), try modelsByName(context, \EditTag.name))
+            #expect(budgets["Food"]?.tags.map(\.name) == ["blue", "green"])
+            #expect(tags["red"]?.budgets.map(\.name) == ["Travel"])
+            #expect(tags["green"]?.budgets.map(\.name) == ["Travel", composedCafe, "Food"], "Food at the end of green's budgets")
+        }
+
+        // From the tags' side, two lists in one edit: green loses Travel and puts Food first, red gains
+        // Café before Travel.
+        before = try newestTransaction(url)
+        try appEdit(appCopy) { context in
+            let (budgets, tags) = (try modelsByName(context, \EditBudget.name), try modelsByName(context, \EditTag.name))
+            tags["green"]!.budgets = [budgets["Food"]!, budgets[composedCafe]!]
+            tags["red"]!.budgets = [budgets[composedCafe]!, budgets["Travel"]!]
+        }
+        _ = try withEditor(url) {
+            try $0.apply([
+                .update(entity: "EditTag", key: green, values: ["budgets": .array([.integer(food), .integer(cafe)])]),
+                .update(entity: "EditTag", key: red, values: ["budgets": .array([.integer(cafe), .integer(travel)])]),
+            ])
+        }
+        #expect(try storedRows(url) == storedRows(appCopy))
+        history = try appHistory(url, after: before)
+        #expect(history == (try appHistory(appCopy, after: before)))
+        #expect(history == [[
+            "author: stowage-studio", "update EditTag/p\(green) EditTag.budgets", "update EditBudget/p\(travel) EditBudget.tags",
+            "update EditTag/p\(red) EditTag.budgets", "update EditBudget/p\(cafe) EditBudget.tags",
+        ]])
+        let context = ModelContext(try ModelContainer(for: Schema(editModels.reversed()), configurations: ModelConfiguration(url: url)))
+        let (budgets, tags) = (try modelsByName(context, \EditBudget.name), try modelsByName(context, \EditTag.name))
+        #expect(tags["green"]?.budgets.map(\.name) == ["Food", composedCafe])
+        #expect(tags["red"]?.budgets.map(\.name) == [composedCafe, "Travel"])
+        #expect(budgets["Travel"]?.tags.map(\.name) == ["red"])
+        #expect(budgets[composedCafe]?.tags.map(\.name) == ["green", "red"])
+        #expect(budgets["Food"]?.tags.map(\.name) == ["blue", "green"])
+    }
+
+    /// Setting a one-to-many relationship (the children's foreign key) to a list of keys: a child that
+    /// leaves has no parent, a child that comes leaves its previous parent (whose list is renumbered),
+    /// the children get their places in the list — written and recorded as the app's assignment does,
+    /// for a `.nullify` list, a `.cascade` list of a subclass's row and a list with a maximum count.
+    @Test func oneToManyListsMoveChildrenAsInTheApp() throws {
+        let directory = try TemporaryDirectory(prefix: "stowage-editor-one-to-many")
+        defer { directory.remove() }
+        let url = try makeEditStore(directory)
+        let appCopy = try copyStore(url, as: "app.store")
+        let before = try newestTransaction(url)
+        let (food, travel) = (try rowKey(url, "EditBudget", "Food"), try rowKey(url, "EditBudget", "Travel"))
+        let (early, winter, market) = (
+            try rowKey(url, "EditNote", "book early", column: "text"), try rowKey(url, "EditNote", "cheaper in winter", column: "text"),
+            try rowKey(url, "EditNote", "market on Saturdays", column: "text")
+        )
+        let (weekend, pitch) = (try rowKey(url, "EditTrip", "Weekend"), try rowKey(url, "EditTrip", "Pitch"))
+        let (hotel, lake, office, airport) = (
+            try rowKey(url, "EditStop", "Hotel", column: "place"), try rowKey(url, "EditStop", "Lake", column: "place"),
+            try rowKey(url, "EditStop", "Office", column: "place"), try rowKey(url, "EditStop", "Airport", column: "place")
+        )
+        let top = try rowKey(url, "EditShelf", "Top")
+        let (dune, emma) = (try rowKey(url, "EditBook", "Dune", column: "title"), try rowKey(url, "EditBook", "Emma", column: "title"))
+        try appEdit(appCopy) { context in
+            let budgets = try modelsByName(context, \EditBudget.name)
+            let notes = try modelsByName(context, \EditNote.text)
+            budgets["Food"]!.notes = [notes["book early"]!, notes["cheaper in winter"]!]
+            let trips = try modelsByName(context, \EditTrip.name)
+            let stops = try modelsByName(context, \EditStop.place)
+            trips["Pitch"]!.stops = [stops["Hotel"]!, stops["Lake"]!, stops["Office"]!]
+            let books = try modelsByName(context, \EditBook.title)
+            try modelsByName(context, \EditShelf.name)["Top"]!.books = [books["Emma"]!, books["Dune"]!]
+        }
+        let outcome = try withEditor(url) {
+            try $0.apply([
+                .update(entity: "EditBudget", key: food, values: ["notes": .array([.integer(early), .integer(winter)])]),
+                .update(entity: "EditTrip", key: pitch, values: ["stops": .array([.integer(hotel), .integer(lake), .integer(office)])]),
+                .update(entity: "EditShelf", key: top, values: ["books": .array([.integer(emma), .integer(dune)])]),
+            ])
+        }
+        #expect(outcome.updated.contains(StoreEditor.RowKeys(entity: "EditNote", keys: [market, early])), "\(outcome.updated)")
+        #expect(try storedRows(url) == storedRows(appCopy), "links and positions as the app writes them")
+        let history = try appHistory(url, after: before)
+        #expect(history == (try appHistory(appCopy, after: before)))
+        #expect(history == [[
+            "author: stowage-studio",
+            // Food, the note it loses, the note it takes and the budget that note leaves…
+            "update EditBudget/p\(food) EditBudget.notes", "update EditNote/p\(market) EditNote.budget", "update EditNote/p\(early) EditNote.budget",
+            "update EditBudget/p\(travel) EditBudget.notes",
+            // …Pitch, the stop it loses, the stop it takes and that stop's trip…
+            "update EditBusinessTrip/p\(pitch) EditBusinessTrip.stops", "update EditStop/p\(airport) EditStop.trip", "update EditStop/p\(lake) EditStop.trip",
+            "update EditTrip/p\(weekend) EditTrip.stops",
+            // …and the shelf whose books only change places (the books are not recorded).
+            "update EditShelf/p\(top) EditShelf.books",
+        ]])
+        let context = ModelContext(try ModelContainer(for: Schema(editModels.reversed()), configurations: ModelConfiguration(url: url)))
+        let budgets = try modelsByName(context, \EditBudget.name)
+        #expect(budgets["Food"]?.notes.map(\.text) == ["book early", "cheaper in winter"])
+        #expect(budgets["Travel"]?.notes.isEmpty == true)
+        #expect(try modelsByName(context, \EditNote.text)["market on Saturdays"].map { $0.budget == nil } == true)
+        let trips = try modelsByName(context, \EditTrip.name)
+        #expect(trips["Pitch"]?.stops.map(\.place) == ["Hotel", "Lake", "Office"])
+        #expect(trips["Weekend"]?.stops.map(\.place) == ["Hill"])
+        #expect(try context.fetch(FetchDescriptor<EditStop>(predicate: #Predicate { $0.place == "Airport" })).map { $0.trip == nil } == [true], "left, not deleted")
+        #expect(try modelsByName(context, \EditShelf.name)["Top"]?.books.map(\.title) == ["Emma", "Dune"])
+    }
+
+    /// A list longer than the relationship's `maximumModelCount` fails with the app's error and writes
+    /// nothing.
+    @Test func aListOverItsCountLimitIsRefusedAsInTheApp() throws {
+        let directory = try TemporaryDirectory(prefix: "stowage-editor-list-count")
+        defer { directory.remove() }
+        let url = try makeEditStore(directory)
+        let appCopy = try copyStore(url, as: "app.store")
+        let top = try rowKey(url, "EditShelf", "Top")
+        let books = try ["Dune", "Emma", "Ulysses"].map { try rowKey(url, "EditBook", $0, column: "title") }
+        let bytes = try fileBytes(url)
+        let appError: StowageError
+        do {
+            let context = ModelContext(try ModelContainer(for: Schema(editModels), configurations: ModelConfiguration(url: appCopy)))
+            let byTitle = try modelsByName(context, \EditBook.title)
+            try modelsByName(context, \EditShelf.name)["Top"]!.books = ["Dune", "Emma", "Ulysses"].map { byTitle[$0]! }
+            appError = try #require(throws: StowageError.self) { try context.save() }
+        }
+        let error = try withEditor(url) { editor in
+            try #require(throws: StowageError.self) {
+                try editor.apply([.update(entity: "EditShelf", key: top, values: ["books": .array(books.map(JSONValue.integer))])])
+            }
+        }
+        #expect(error.code == .relationshipCount && error.code == appError.code)
+        #expect(error.message == appError.message)
+        #expect(error.entityName == appError.entityName && error.propertyName == appError.propertyName)
+        #expect(try fileBytes(url) == bytes, "nothing was written")
+    }
+
+    /// An insert with to-many lists links the new row as the app's insert with the arrays set does: its
+    /// join rows, the children it takes from their parents, and the related rows recorded as updated.
+    @Test func anInsertWithListsLinksAsTheAppsInsert() throws {
+        let directory = try TemporaryDirectory(prefix: "stowage-editor-insert-lists")
+        defer { directory.remove() }
+        let url = try makeEditStore(directory)
+        let appCopy = try copyStore(url, as: "app.store")
+        let before = try newestTransaction(url)
+        let (red, blue) = (try rowKey(url, "EditTag", "red"), try rowKey(url, "EditTag", "blue"))
+        let (market, early) = (try rowKey(url, "EditNote", "market on Saturdays", column: "text"), try rowKey(url, "EditNote", "book early", column: "text"))
+        let ulysses = try rowKey(url, "EditBook", "Ulysses", column: "title")
+        try appEdit(appCopy) { context in
+            let (tags, notes) = (try modelsByName(context, \EditTag.name), try modelsByName(context, \EditNote.text))
+            let gifts = EditBudget(name: "Gifts", limit: 50)
+            context.insert(gifts)
+            // In declaration order, as the editor sets them.
+            gifts.notes = [notes["market on Saturdays"]!, notes["book early"]!]
+            gifts.tags = [tags["blue"]!, tags["red"]!]
+            let middle = EditShelf(name: "Middle")
+            context.insert(middle)
+            middle.books = [try modelsByName(context, \EditBook.title)["Ulysses"]!]
+        }
+        let outcome = try withEditor(url) {
+            try $0.apply([
+                .insert(entity: "EditBudget", values: [
+                    "name": .string("Gifts"), "limit": .number("50"), "kind": .string("monthly"),
+                    "tags": .array([.integer(blue), .integer(red)]), "notes": .array([.integer(market), .integer(early)]),
+                ]),
+                .insert(entity: "EditShelf", values: ["name": .string("Middle"), "books": .array([.integer(ulysses)])]),
+            ])
+        }
+        #expect(outcome.insertedKeys.count == 2)
+        #expect(try storedRows(url) == storedRows(appCopy))
+        #expect(try appHistory(url, after: before) == appHistory(appCopy, after: before))
+        let context = ModelContext(try ModelContainer(for: Schema(editModels.reversed()), configurations: ModelConfiguration(url: url)))
+        let budgets = try modelsByName(context, \EditBudget.name)
+        #expect(budgets["Gifts"]?.tags.map(\.name) == ["blue", "red"])
+        #expect(budgets["Gifts"]?.notes.map(\.text) == ["market on Saturdays", "book early"])
+        #expect(budgets["Food"]?.notes.map(\.text) == ["cheaper in winter"])
+        #expect(try modelsByName(context, \EditTag.name)["red"]?.budgets.map(\.name) == ["Food", "Travel", "Gifts"])
+        let shelves = try modelsByName(context, \EditShelf.name)
+        #expect(shelves["Middle"]?.books.map(\.title) == ["Ulysses"] && shelves["Bottom"]?.books.isEmpty == true)
+    }
+
+    /// An insert with lists that updates a stored row (an upsert) writes and records what the app's does:
+    /// the row's join rows become the list's (the tags' own arrays gain the row at their end), the
+    /// children listed move to it, but its other children stay (the inserted model is not the stored
+    /// row's model, which only loses the children it gives up — and is recorded as updated for it).
+    @Test func anUpsertWithListsWritesWhatTheAppsUpsertWrites() throws {
+        let directory = try TemporaryDirectory(prefix: "stowage-editor-upsert-lists")
+        defer { directory.remove() }
+        let url = try makeEditStore(directory)
+        let appCopy = try copyStore(url, as: "app.store")
+        let before = try newestTransaction(url)
+        let (food, travel) = (try rowKey(url, "EditBudget", "Food"), try rowKey(url, "EditBudget", "Travel"))
+        let (red, blue) = (try rowKey(url, "EditTag", "red"), try rowKey(url, "EditTag", "blue"))
+        let (winter, early) = (try rowKey(url, "EditNote", "cheaper in winter", column: "text"), try rowKey(url, "EditNote", "book early", column: "text"))
+        try appEdit(appCopy) { context in
+            let (tags, notes) = (try modelsByName(context, \EditTag.name), try modelsByName(context, \EditNote.text))
+            let food = EditBudget(name: "Food", limit: 999, kind: .once)
+            context.insert(food)
+            food.notes = [notes["cheaper in winter"]!, notes["book early"]!]
+            food.tags = [tags["blue"]!, tags["red"]!]
+        }
+        let outcome = try withEditor(url) {
+            try $0.apply([
+                .insert(entity: "EditBudget", values: [
+                    "name": .string("Food"), "limit": .number("999"), "kind": .string("one-off"),
+                    "tags": .array([.integer(blue), .integer(red)]), "notes": .array([.integer(winter), .integer(early)]),
+                ]),
+            ])
+        }
+        #expect(outcome.insertedKeys == [food])
+        #expect(try storedRows(url) == storedRows(appCopy))
+        let history = try appHistory(url, after: before)
+        #expect(history == (try appHistory(appCopy, after: before)))
+        #expect(history.first?.prefix(3) == ["author: stowage-studio", "insert EditBudget/p\(food)", "update EditNote/p\(winter) EditNote.budget"])
+        #expect(history.first?.contains("update EditBudget/p\(food) EditBudget.notes") == true, "the stored row's model lost a note")
+        #expect(history.first?.contains("update EditBudget/p\(travel) EditBudget.notes") == true)
+        let context = ModelContext(try ModelContainer(for: Schema(editModels.reversed()), configurations: ModelConfiguration(url: url)))
+        let budgets = try modelsByName(context, \EditBudget.name)
+        #expect(budgets["Food"]?.tags.map(\.name) == ["blue", "red"])
+        #expect(budgets["Food"]?.notes.map(\.text) == ["cheaper in winter", "market on Saturdays", "book early"], "market stays, as in the app")
+        #expect(budgets["Travel"]?.notes.isEmpty == true)
+    }
+
+    /// A to-many relationship without an inverse: its join table holds the list, in order, as the app
+    /// writes it; only the row is recorded.
+    @Test func aListWithoutInverseIsWrittenAsInTheApp() throws {
+        let directory = try TemporaryDirectory(prefix: "stowage-editor-no-inverse")
+        defer { directory.remove() }
+        let url = directory.url.appendingPathComponent("songs.store")
+        let models: [any PersistentModel.Type] = [EditPlaylist.self, EditSong.self]
+        try appEdit(url, models: models) { context in
+            let playlist = EditPlaylist(name: "Mix")
+            context.insert(playlist)
+            playlist.songs = ["A", "B", "C"].map { EditSong(title: $0) }
+        }
+        let appCopy = try copyStore(url, as: "app.store")
+        let before = try newestTransaction(url)
+        let mix = try rowKey(url, "EditPlaylist", "Mix")
+        let (a, c) = (try rowKey(url, "EditSong", "A", column: "title"), try rowKey(url, "EditSong", "C", column: "title"))
+        try appEdit(appCopy, models: models) { context in
+            let songs = try modelsByName(context, \EditSong.title)
+            try modelsByName(context, \EditPlaylist.name)["Mix"]!.songs = [songs["C"]!, songs["A"]!]
+        }
+        _ = try withEditor(url) { try $0.apply([.update(entity: "EditPlaylist", key: mix, values: ["songs": .array([.integer(c), .integer(a)])])]) }
+        #expect(try storedRows(url) == storedRows(appCopy))
+        let history = try appHistory(url, after: before, models: models)
+        #expect(history == (try appHistory(appCopy, after: before, models: models)))
+        #expect(history.first?.count == 2, "the playlist only: \(history)")
+        let context = ModelContext(try ModelContainer(for: Schema(models.reversed()), configurations: ModelConfiguration(url: url)))
+        #expect(try modelsByName(context, \EditPlaylist.name)["Mix"]?.songs.map(\.title) == ["C", "A"])
+        #expect(try context.fetchCount(FetchDescriptor<EditSong>()) == 3, "B is left, not deleted")
+    }
+
+    /// A to-many relationship that shares its to-one inverse with another, and that inverse, are refused
+    /// (the app keeps their links in step in memory): nothing is written.
+    @Test func relationshipsSharingAnInverseAreRefused() throws {
+        let directory = try TemporaryDirectory(prefix: "stowage-editor-shared-inverse")
+        defer { directory.remove() }
+        let url = directory.url.appendingPathComponent("yard.store")
+        try appEdit(url, models: [EditYard.self, EditPlant.self]) { context in
+            let yard = EditYard(name: "Front")
+            context.insert(yard)
+            yard.leadingPlants = [EditPlant(name: "Fern")]
+            context.insert(EditPlant(name: "Rose"))
+        }
+        let yard = try rowKey(url, "EditYard", "Front")
+        let (fern, rose) = (try rowKey(url, "EditPlant", "Fern"), try rowKey(url, "EditPlant", "Rose"))
+        let bytes = try fileBytes(url)
+        let refusals: [(StoreEditor.Change, String)] = [
+            (.update(entity: "EditYard", key: yard, values: ["trailingPlants": .array([.integer(rose)])]),
+             "EditYard.trailingPlants shares its inverse EditPlant.yard with leadingPlants, whose links the app keeps in step itself: set it in the app; nothing was written"),
+            (.update(entity: "EditYard", key: yard, values: ["leadingPlants": .array([.integer(fern), .integer(rose)])]),
+             "EditYard.leadingPlants shares its inverse EditPlant.yard with trailingPlants, whose links the app keeps in step itself: set it in the app; nothing was written"),
+            (.update(entity: "EditPlant", key: rose, values: ["yard": .integer(yard)]),
+             "EditPlant.yard is the inverse of several relationships of EditYard (leadingPlants, trailingPlants), whose links the app keeps in step itself: set it in the app; nothing was written"),
+        ]
+        for (change, message) in refusals {
+            let error = try withEditor(url) { editor in try #require(throws: ToolError.self) { try editor.apply([change]) } }
+            #expect(error.message == message)
+            #expect(error.exitCode == 64)
+            #expect(try fileBytes(url) == bytes, "nothing was written")
+        }
+    }
+
     /// A change that fails makes the whole edit write nothing, whichever change fails and however.
     @Test func aFailedEditWritesNothing() throws {
         let directory = try TemporaryDirectory(prefix: "stowage-editor-atomic")
@@ -328,6 +644,7 @@ struct StoreEditorTests {
         let main = try rowKey(url, "EditAccount", "Main")
         let entry = try rowKey(url, "EditEntry", "Food 1", column: "title")
         let note = try rowKey(url, "EditNote", "book early", column: "text")
+        let (red, blue) = (try rowKey(url, "EditTag", "red"), try rowKey(url, "EditTag", "blue"))
         let good: [StoreEditor.Change] = [
             .update(entity: "EditBudget", key: food, values: ["limit": .number("1")]),
             .insert(entity: "EditTag", values: ["name": .string("green")]),
@@ -339,7 +656,17 @@ struct StoreEditorTests {
             (.update(entity: "EditBudget", key: travel, values: ["kind": .string("weekly")]),
              "change 4 of 4 (update EditBudget \(travel)): EditBudget 'Travel': kind is a EditKind, whose raw values are \"monthly\", \"yearly\", \"one-off\", not \"weekly\"; nothing was written"),
             (.update(entity: "EditBudget", key: travel, values: ["limitt": .number("1")]),
-             "change 4 of 4 (update EditBudget \(travel)): EditBudget has no attribute or to-one relationship limitt; its attributes are name, limit, kind, code, attachment and its to-one relationships account; nothing was written"),
+             "change 4 of 4 (update EditBudget \(travel)): EditBudget has no attribute or relationship limitt; its attributes are name, limit, kind, code, attachment and its relationships account, entries, notes, tags; nothing was written"),
+            (.update(entity: "EditBudget", key: travel, values: ["tags": .array([.integer(red), .integer(999)])]),
+             "change 4 of 4 (update EditBudget \(travel)): EditBudget 'Travel': tags cannot link to EditTag 999, which does not exist; nothing was written"),
+            (.update(entity: "EditBudget", key: travel, values: ["tags": .array([.integer(red), .integer(blue), .integer(red)])]),
+             "change 4 of 4 (update EditBudget \(travel)): EditBudget 'Travel': tags lists EditTag \(red) more than once; nothing was written"),
+            (.update(entity: "EditBudget", key: travel, values: ["tags": .integer(red)]),
+             "change 4 of 4 (update EditBudget \(travel)): EditBudget 'Travel': tags takes an array of keys of EditTag rows (numbers), not \(red); nothing was written"),
+            (.insert(entity: "EditShelf", values: ["name": .string("Middle"), "books": .array([.string("Dune")])]),
+             "change 4 of 4 (insert EditShelf): a new EditShelf: books takes an array of keys of EditBook rows (numbers), not [\"Dune\"]; nothing was written"),
+            (.update(entity: "EditTag", key: red, values: ["budgets": .array([.integer(food), .null])]),
+             "change 4 of 4 (update EditTag \(red)): EditTag 'red': budgets takes an array of keys of EditBudget rows (numbers), not [\(food),null]; nothing was written"),
             (.insert(entity: "EditBudget", values: ["name": .string("New")]),
              "change 4 of 4 (insert EditBudget): a new EditBudget needs a value for limit, kind: they are not optional, and the editor does not know the model's default values; nothing was written"),
             (.update(entity: "EditEntry", key: entry, values: ["budget": .integer(999)]),
@@ -353,6 +680,9 @@ struct StoreEditorTests {
             let thrown = try withEditor(url) { editor in try #require(throws: (any Error).self) { try editor.apply(good + [failing]) } }
             if let message {
                 #expect((thrown as? ToolError)?.message == message)
+                if message.contains(": EditBudget 'Travel': ") || message.contains(": a new ") || message.contains(": EditTag 'red': ") {
+                    #expect((thrown as? ToolError)?.exitCode == 65, "a value that does not fit: \(message)")
+                }
             } else {
                 #expect(thrown is ToolError || thrown is StowageError, "\(thrown)")
             }
@@ -364,6 +694,62 @@ struct StoreEditorTests {
         // The same changes without the failing one are written.
         _ = try withEditor(url) { try $0.apply(good) }
         #expect(try fileBytes(url) != bytes)
+    }
+
+    /// Adding one row to a list and removing one are the app's `append` and `remove(at:)`: the same rows
+    /// and history. The list is read in the edit's transaction: a change saved after the editor was
+    /// opened is kept, not overwritten with the list as it was.
+    @Test func appendAndRemoveAreTheAppsAndKeepAnotherSave() throws {
+        let directory = try TemporaryDirectory(prefix: "stowage-editor-append")
+        defer { directory.remove() }
+        let url = try makeEditStore(directory)
+        let (food, travel) = (try rowKey(url, "EditBudget", "Food"), try rowKey(url, "EditBudget", "Travel"))
+        let (red, blue) = (try rowKey(url, "EditTag", "red"), try rowKey(url, "EditTag", "blue"))
+        let note = try rowKey(url, "EditNote", "book early", column: "text")
+        let appCopy = try copyStore(url, as: "app.store")
+        let before = try newestTransaction(url)
+        try appEdit(appCopy) { context in
+            let (budgets, tags) = (try modelsByName(context, \EditBudget.name), try modelsByName(context, \EditTag.name))
+            budgets["Travel"]!.tags.append(tags["blue"]!)
+            let food = budgets["Food"]!
+            food.notes.append(budgets["Travel"]!.notes.first { $0.text == "book early" }!)
+        }
+        try appEdit(appCopy) { context in
+            let budgets = try modelsByName(context, \EditBudget.name)
+            budgets["Food"]!.tags.removeAll { $0.name == "red" }
+        }
+        try withEditor(url) { editor in
+            _ = try editor.apply([
+                .append(entity: "EditBudget", key: travel, relationship: "tags", row: blue),
+                .append(entity: "EditBudget", key: food, relationship: "notes", row: note),
+            ])
+            _ = try editor.apply([.remove(entity: "EditBudget", key: food, relationship: "tags", row: red)])
+        }
+        #expect(try storedRows(url) == storedRows(appCopy))
+        #expect(try appHistory(url, after: before) == appHistory(appCopy, after: before))
+
+        let refusals: [(StoreEditor.Change, String)] = [
+            (.append(entity: "EditBudget", key: travel, relationship: "tags", row: blue),
+             "tags of EditBudget 'Travel' already includes EditTag \(blue); nothing was written"),
+            (.remove(entity: "EditBudget", key: food, relationship: "tags", row: red),
+             "tags of EditBudget 'Food' does not include EditTag \(red); nothing was written"),
+            (.append(entity: "EditBudget", key: food, relationship: "account", row: 1),
+             "EditBudget.account is a to-one relationship: set it to a row's key; nothing was written"),
+        ]
+        for (change, message) in refusals {
+            let thrown = try withEditor(url) { editor in try #require(throws: ToolError.self) { try editor.apply([change]) } }
+            #expect(thrown.message == message)
+        }
+
+        // An editor opened before another process's save: its append keeps what that save did.
+        let editor = StoreEditor(try StoreReader(path: url.path, writable: true))
+        try appEdit(url) { context in
+            let budgets = try modelsByName(context, \EditBudget.name)
+            budgets["Travel"]!.tags.removeAll { $0.name == "red" }
+        }
+        _ = try editor.apply([.append(entity: "EditBudget", key: travel, relationship: "tags", row: red)])
+        let context = ModelContext(try ModelContainer(for: Schema(editModels.reversed()), configurations: ModelConfiguration(url: url)))
+        #expect(try modelsByName(context, \EditBudget.name)["Travel"]?.tags.map(\.name) == ["blue", "red"])
     }
 }
 
