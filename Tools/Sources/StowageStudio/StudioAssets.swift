@@ -31,7 +31,6 @@ enum StudioAssets {
         .row-label { color: var(--muted); }
         .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
         td.action form { margin: 0; }
-        td.action button { font-size: .85em; }
         form.link-rows { display: flex; flex-wrap: wrap; align-items: center; gap: .4em .8em; margin: .6em 0; }
         .scroll { overflow-x: auto; }
         table.rows { border-collapse: collapse; margin: .6em 0; font-size: .93em; }
@@ -59,6 +58,7 @@ enum StudioAssets {
         button, .button { cursor: pointer; background: var(--accent); color: #fff; border: none; padding: .4em 1em; border-radius: .35em; text-decoration: none; display: inline-block; }
         button.danger, a.danger { color: var(--danger); }
         button.danger { background: var(--danger); color: #fff; }
+        td.action button { font-size: .85em; padding: .2em .6em; background: transparent; color: var(--danger); border: 1px solid var(--line); }
         .actions { margin: .8em 0; display: flex; flex-wrap: wrap; gap: .6em 1.2em; align-items: center; }
         form.filter > a, form.filter > button { align-self: center; }
         .fields { display: grid; gap: .6em; max-width: 48em; }
