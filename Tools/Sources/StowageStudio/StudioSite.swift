@@ -151,21 +151,26 @@ struct StudioSite: Sendable {
     /// The query of a table page: its filter, sort, page start and size.
     private func tableQuery(_ request: StudioRequest, _ entity: StoreDescription.Entity, paged: Bool) throws -> RowQuery {
         let sort = try request.parameters("sort").flatMap { $0.split(separator: ",") }.map { try RowQuery.SortKey(parsing: String($0)) }
-        var limit: Int?
-        if paged {
-            limit = Self.pageSize
-            if let text = request.parameter("limit") {
-                guard let value = Int(text), (1...Self.maximumPageSize).contains(value) else {
-                    throw ToolError("limit is a number of rows from 1 to \(Self.maximumPageSize), not \(text)")
-                }
-                limit = value
-            }
+        return RowQuery(
+            entity: entity, filter: request.parameter("where").flatMap { $0.isEmpty ? nil : $0 }, sort: sort,
+            limit: paged ? try Self.pageLimit(request) : nil, after: try Self.after(request))
+    }
+
+    /// A page's size: the `limit` parameter, or ``pageSize``.
+    private static func pageLimit(_ request: StudioRequest) throws -> Int {
+        guard let text = request.parameter("limit") else { return pageSize }
+        guard let value = Int(text), (1...maximumPageSize).contains(value) else {
+            throw ToolError("limit is a number of rows from 1 to \(maximumPageSize), not \(text)")
         }
-        let after = try request.parameter("after").map { text in
+        return value
+    }
+
+    /// The key of the row a page starts after: the `after` parameter.
+    private static func after(_ request: StudioRequest) throws -> Int64? {
+        try request.parameter("after").map { text in
             guard let key = Int64(text) else { throw ToolError("after is a row's key, not \(text)") }
             return key
         }
-        return RowQuery(entity: entity, filter: request.parameter("where").flatMap { $0.isEmpty ? nil : $0 }, sort: sort, limit: limit, after: after)
     }
 
     private func table(
@@ -317,11 +322,8 @@ struct StudioSite: Sendable {
         _ = try currentRow(entity, key, reader)
         var query = try RowQuery.relatedRows(of: entity, relationship: relationship, key: key, in: reader.description)
         let count = try query.count(in: reader)
-        query.limit = Self.pageSize
-        query.after = try request.parameter("after").map { text in
-            guard let key = Int64(text) else { throw ToolError("after is a row's key, not \(text)") }
-            return key
-        }
+        query.limit = try Self.pageLimit(request)
+        query.after = try Self.after(request)
         let page = try query.page(in: reader)
         if format == .json {
             var json = pageJSON(page, entity: query.entity.name)

@@ -182,6 +182,28 @@ package struct RowQuery: Sendable {
         throw ToolError("the links of \(relationship.name) cannot be read from this store's description")
     }
 
+    /// The place of a row of this query's entity in the array of `related`'s row, as the app stores it:
+    /// the child's position column (one-to-many) or the join table's (many-to-many); `nil` when the
+    /// relationship keeps none.
+    private func positionExpression(_ related: Related) -> String? {
+        let storage = related.relationship.storage
+        switch storage.kind {
+        case "inverse":
+            guard let inverse = related.relationship.inverse, let link = entity.relationships.first(where: { $0.name == inverse }),
+                  link.storage.kind == "foreignKey", let position = link.storage.positionColumn else { return nil }
+            return quote(position)
+        case "joinTable":
+            guard let table = storage.table, let column = storage.column, let other = storage.otherColumn, let position = storage.positionColumn else {
+                return nil
+            }
+            // Correlated with the row of the query's table (also inside the keyset condition's anchors).
+            let pk = quote(StoreToolSupport.primaryKeyColumn)
+            return "(SELECT j.\(quote(position)) FROM \(quote(table)) AS j WHERE j.\(quote(column)) = \(related.key) AND j.\(quote(other)) = \(quote(entity.table)).\(pk))"
+        default:
+            return nil
+        }
+    }
+
     /// The table of the entity a ``related`` relationship starts from, set by ``relatedRows(of:relationship:key:in:)``.
     var sourceTable: String?
 
@@ -219,9 +241,13 @@ package struct RowQuery: Sendable {
         let descending: Bool
     }
 
-    /// The sort's terms, then the key (which makes the order total, as keyset paging needs).
+    /// The sort's terms, then the key (which makes the order total, as keyset paging needs). A
+    /// relationship's rows without a sort come in the order of the app's array (its positions).
     func sortTerms() throws -> [SortTerm] {
         var terms: [SortTerm] = []
+        if sort.isEmpty, let related, let position = positionExpression(related) {
+            terms.append(SortTerm(expression: position, descending: false))
+        }
         for key in sort {
             if key.name == StoreToolSupport.primaryKeyColumn { continue }
             guard let attribute = entity.attributes.first(where: { $0.name == key.name }), attribute.externalTable == nil else {

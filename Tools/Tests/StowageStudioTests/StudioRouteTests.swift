@@ -200,7 +200,8 @@ struct StudioRouteTests {
             #expect(row["relationships"]?["entries"]?["count"] == .number("12"))
             let entries = try await client.get("/entities/StudioBudget/\(food)/entries.json?limit=5").json
             #expect(entries["count"] == .number("12"))
-            #expect(Self.rows(entries).count == 12 || Self.rows(entries).count == StudioSite.pageSize || Self.rows(entries).count == 12)
+            #expect(Self.rows(entries).count == 5, "a page of the limit's size")
+            #expect(entries["nextAfter"] != .null)
             guard case .number(let entry)? = Self.rows(entries).first?["_pk"] else { Issue.record("no entry"); return }
             let entryJSON = try await client.get("/entities/StudioEntry/\(entry).json").json
             #expect(entryJSON["values"]?["budget"] == .number(food))
@@ -213,6 +214,42 @@ struct StudioRouteTests {
             #expect(table.components(separatedBy: "<span class=\"row-label\">Fun</span>").count - 1 == 2)
             #expect(table.contains("data-watching=\"StudioEntry StudioBudget\""), "a rename of a budget refreshes the labels")
             #expect(try await client.get("/entities/StudioBudget/999.json").status == .notFound)
+        }
+    }
+
+    @Test("A row's lists show their rows in the app's order, on every page")
+    func listsInTheAppsOrder() async throws {
+        let directory = try TemporaryDirectory(prefix: "studio-order")
+        defer { directory.remove() }
+        let url = try makeStudioStore(directory)
+        // The app puts Food's entries in another order than their keys', and a tag's entries too.
+        let (food, entryOrder, tag, tagOrder): (Int64, [Int64], Int64, [Int64]) = try {
+            let context = ModelContext(try ModelContainer(for: Schema(studioModels), configurations: ModelConfiguration(url: url)))
+            let budget = try #require(try context.fetch(FetchDescriptor<StudioBudget>(predicate: #Predicate { $0.name == "Food" })).first)
+            budget.entries = budget.entries.enumerated().sorted { ($0.offset * 7) % 12 < ($1.offset * 7) % 12 }.map(\.element)
+            let weekly = try #require(try context.fetch(FetchDescriptor<StudioTag>()).first)
+            weekly.entries.reverse()
+            try context.save()
+            let reopened = ModelContext(try ModelContainer(for: Schema(studioModels.reversed()), configurations: ModelConfiguration(url: url)))
+            let again = try #require(try reopened.fetch(FetchDescriptor<StudioBudget>(predicate: #Predicate { $0.name == "Food" })).first)
+            let tag = try #require(try reopened.fetch(FetchDescriptor<StudioTag>()).first)
+            return (try #require(again.persistentModelID.rowKeyForTests), try again.entries.map { try #require($0.persistentModelID.rowKeyForTests) },
+                    try #require(tag.persistentModelID.rowKeyForTests), try tag.entries.map { try #require($0.persistentModelID.rowKeyForTests) })
+        }()
+        #expect(entryOrder != entryOrder.sorted(), "the order differs from the keys'")
+        try await withStudio(url) { client in
+            let row = try await client.get("/entities/StudioBudget/\(food).json").json
+            #expect(row["relationships"]?["entries"]?["keys"] == .array(entryOrder.prefix(10).map(JSONValue.integer)))
+            var paged: [Int64] = []
+            var after: Int64?
+            repeat {
+                let page = try await client.get("/entities/StudioBudget/\(food)/entries.json?limit=5" + (after.map { "&after=\($0)" } ?? "")).json
+                paged += Self.rows(page).compactMap { if case .number(let key)? = $0["_pk"] { Int64(key) } else { nil } }
+                if case .number(let next)? = page["nextAfter"] { after = Int64(next) } else { after = nil }
+            } while after != nil && paged.count < 100
+            #expect(paged == entryOrder)
+            let tagged = try await client.get("/entities/StudioTag/\(tag).json").json
+            #expect(tagged["relationships"]?["entries"]?["keys"] == .array(tagOrder.map(JSONValue.integer)))
         }
     }
 
