@@ -235,6 +235,15 @@ extension StowageError {
             entityName: entity, propertyName: relationship)
     }
 
+    /// The error of a save that relates `owner` (an identifier's description) through the
+    /// `@Relationship(.unique)` `relationship` of `entity` to `target`, which `other` is related to already.
+    static func uniqueRelationship(entity: String, relationship: String, target: String, other: String, owner: String) -> StowageError {
+        StowageError(
+            .constraintViolation,
+            "\(entity).\(relationship) is @Relationship(.unique), and \(target) is already related to \(other) through it, so \(owner) cannot be related to it too. Unlink it from the other model first.",
+            entityName: entity, propertyName: relationship)
+    }
+
     /// The error of a save whose deletions `.deny` relationships refuse (``deleteDenial(_:relationship:refersTo:)``).
     static func deleteDenied(_ denials: [String], entityName: String?) -> StowageError {
         StowageError(

@@ -132,11 +132,15 @@ extension ModelContext {
             }
             try attribute.accessor.assign(value, to: model)
         }
-        for (name, keys) in links.sorted(by: { $0.key < $1.key }) {
-            guard let relationship = entity.relationshipList.first(where: { $0.name == name }), let accessor = relationship.accessor,
-                  let destination = schema.entitiesByName[relationship.destination]
-            else {
-                throw StowageError(.invalidValue, "\(entity.name) has no relationship \(name).", entityName: entity.name, propertyName: name)
+        for name in links.keys where !entity.relationshipList.contains(where: { $0.name == name }) {
+            throw StowageError(.invalidValue, "\(entity.name) has no relationship \(name).", entityName: entity.name, propertyName: name)
+        }
+        // In declaration order, as the store editor sets them.
+        for relationship in entity.relationshipList {
+            guard let keys = links[relationship.name] else { continue }
+            let name = relationship.name
+            guard let accessor = relationship.accessor, let destination = schema.entitiesByName[relationship.destination] else {
+                throw StowageError(.invalidValue, "\(entity.name).\(name) cannot be set.", entityName: entity.name, propertyName: name)
             }
             if relationship.isToOneRelationship, keys.count > 1 {
                 throw StowageError(

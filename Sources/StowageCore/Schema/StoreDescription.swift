@@ -126,6 +126,9 @@ package struct StoreDescription: Codable, Hashable, Sendable {
         package var isOrdered: Bool
         package var minimumCount: Int?
         package var maximumCount: Int?
+        /// `@Relationship(.unique)`: a destination row is related through it to one row at most. Recorded
+        /// only when set (`nil` otherwise), so that the descriptions of stores without one are unchanged.
+        package var isUnique: Bool?
         /// Where the links live.
         package var storage: Storage
     }
@@ -266,6 +269,7 @@ extension StoreDescription.Relationship {
         isToMany = !relationship.isToOneRelationship
         minimumCount = relationship.minimumModelCount
         maximumCount = relationship.maximumModelCount
+        isUnique = relationship.isUnique ? true : nil
         switch relationship.storage {
         case .foreignKey(let column, let position):
             storage = StoreDescription.Storage(kind: "foreignKey", column: column, positionColumn: position)

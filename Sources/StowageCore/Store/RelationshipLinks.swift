@@ -121,10 +121,9 @@ struct RelationshipLinks<Runner: SQLStatementRunner> {
                     other = nil
                 }
                 guard let other else { continue }
-                throw StowageError(
-                    .constraintViolation,
-                    "\(entity.name).\(relationship.name) is @Relationship(.unique), and \(relationship.destination)/p\(target) is already related to \(entity.name)/p\(other) through it, so \(entity.name)/p\(owner) cannot be related to it too. Unlink it from the other model first.",
-                    entityName: entity.name, propertyName: relationship.name)
+                throw StowageError.uniqueRelationship(
+                    entity: entity.name, relationship: relationship.name, target: "\(relationship.destination)/p\(target)",
+                    other: "\(entity.name)/p\(other)", owner: "\(entity.name)/p\(owner)")
             }
         }
     }

@@ -433,7 +433,7 @@ struct History: ParsableCommand {
 struct DoctorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Check the store: integrity, foreign keys, its description against its tables, uniqueness as Swift sees it, file permissions.",
+        abstract: "Check the store: integrity, foreign keys, its description against its tables, uniqueness as Swift sees it, each value's type, file permissions.",
         discussion: "Exits with 0 when nothing is wrong, 1 when a problem was found (each is named with what to do).")
 
     @OptionGroup var store: StoreArgument

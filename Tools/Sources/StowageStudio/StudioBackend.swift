@@ -8,6 +8,9 @@ import StowageTools
 protocol StudioBackend: Sendable {
     /// Whether the studio may edit.
     var isWritable: Bool { get }
+    /// Whether edits are saves of the app's models (a mounted studio), which set every relationship,
+    /// rather than ``StoreEditor``'s (see ``StoreEditor/refusal(toSet:of:in:)``).
+    var editsThroughModels: Bool { get }
     /// A reader of the store as it is now.
     func reader() throws -> StoreReader
     /// The store file's and its `-wal`'s sizes and times: they change with every commit.
@@ -31,6 +34,7 @@ let studioAuthor = "stowage-studio"
 final class FileBackend: StudioBackend, @unchecked Sendable {  // @unchecked: `current` is behind `lock`.
     let path: String
     let isWritable: Bool
+    var editsThroughModels: Bool { false }
     private let lock = NSLock()
     private var current: (reader: StoreReader, signature: FileSignature)?
 
@@ -101,6 +105,7 @@ struct FileSignature: Equatable {
 final class ContainerBackend: StudioBackend, @unchecked Sendable {  // @unchecked: immutable; FileBackend locks.
     let container: ModelContainer
     let isWritable: Bool
+    var editsThroughModels: Bool { true }
     private let file: FileBackend
 
     init(container: ModelContainer, writable: Bool) throws {

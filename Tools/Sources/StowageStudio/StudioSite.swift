@@ -296,12 +296,12 @@ struct StudioSite: Sendable {
                 return true
             }
             let (shownColumns, shownRows) = (shown.map { page.columns[$0] }, page.rows.map { row in shown.map { row[$0] } })
-            let editsList = context.isWritable && relationship.isToMany
+            let editable = editsList(relationship, of: entity, reader, context)
             body += rowsTable(
                 shownColumns, shownRows, entity: relationship.destination, paths: paths,
                 caption: "\(relationship.name): \(min(count, Int64(page.rows.count))) of \(count)", labels: try linkLabels(shownColumns, shownRows, in: reader),
-                action: editsList ? { unlinkButton(entity.name, key, relationship, row: $0, context, from: "row") } : nil)
-            if editsList { body += linkForm(entity.name, key, relationship, context, from: "row") }
+                action: editable ? { unlinkButton(entity.name, key, relationship, row: $0, context, from: "row") } : nil)
+            if editable { body += linkForm(entity.name, key, relationship, context, from: "row") }
             if count > Int64(page.rows.count) { body += "<p><a href=\"\(escape(all))\">All \(count) \(escape(relationship.name))</a></p>" }
             body += "</section>"
         }
@@ -333,12 +333,12 @@ struct StudioSite: Sendable {
         let here = paths.row(entity.name, key) + "/" + encodeQuery(relationship)
         var body = "<p><a href=\"\(escape(paths.row(entity.name, key)))\">\(escape(entity.name)) \(key)</a> links to \(count) \(escape(query.entity.name)) row\(count == 1 ? "" : "s").</p>"
         let list = entity.relationships.first { $0.name == relationship }
-        let editsList = context.isWritable && list?.isToMany == true
+        let editable = list.map { editsList($0, of: entity, reader, context) } ?? false
         body += rowsTable(
             page.columns, page.rows, entity: query.entity.name, paths: paths, caption: "\(relationship) of \(entity.name) \(key)",
             labels: try linkLabels(page.columns, page.rows, in: reader),
-            action: editsList ? { unlinkButton(entity.name, key, list!, row: $0, context, from: "related") } : nil)
-        if editsList, let list { body += linkForm(entity.name, key, list, context, from: "related") }
+            action: editable ? { unlinkButton(entity.name, key, list!, row: $0, context, from: "related") } : nil)
+        if editable, let list { body += linkForm(entity.name, key, list, context, from: "related") }
         body += "<nav class=\"pages\" aria-label=\"Pages of rows\">"
         if query.after != nil { body += "<a href=\"\(escape(here))\">First page</a> " }
         if let next = page.nextAfter { body += "<a rel=\"next\" href=\"\(escape(here + "?after=\(next)"))\">Next page</a>" }
@@ -458,11 +458,24 @@ struct StudioSite: Sendable {
         return .redirect(request.field("from") == "related" ? row + "/" + encodeQuery(name) : row)
     }
 
+    /// Whether a to-many list gets Add and Remove: the studio edits, and the relationship can be set
+    /// (a studio over a file does not set relationships sharing an inverse).
+    private func editsList(_ relationship: StoreDescription.Relationship, of entity: StoreDescription.Entity, _ reader: StoreReader, _ context: PageContext) -> Bool {
+        context.isWritable && relationship.isToMany
+            && (backend.editsThroughModels || StoreEditor.refusal(toSet: relationship, of: entity, in: reader.description) == nil)
+    }
+
+    /// The start of a form posting to a to-many list's address, with the CSRF token and the page to
+    /// return to.
+    private func listForm(_ entity: String, _ key: Int64, _ relationship: StoreDescription.Relationship, _ context: PageContext, from: String, class name: String? = nil) -> String {
+        "<form method=\"post\" action=\"\(escape(context.paths.row(entity, key) + "/" + encodeQuery(relationship.name)))\"\(name.map { " class=\"\($0)\"" } ?? "")>"
+            + context.csrfField + "<input type=\"hidden\" name=\"from\" value=\"\(from)\">"
+    }
+
     /// A form adding a row to a to-many relationship by its key.
     private func linkForm(_ entity: String, _ key: Int64, _ relationship: StoreDescription.Relationship, _ context: PageContext, from: String) -> String {
         let id = "link-\(relationship.name)"
-        return "<form method=\"post\" action=\"\(escape(context.paths.row(entity, key) + "/" + encodeQuery(relationship.name)))\" class=\"link-rows\">"
-            + context.csrfField + "<input type=\"hidden\" name=\"from\" value=\"\(from)\">"
+        return listForm(entity, key, relationship, context, from: from, class: "link-rows")
             + "<label for=\"\(escape(id))\">Add a \(escape(relationship.destination)) to \(escape(relationship.name)), by key</label>"
             + "<input id=\"\(escape(id))\" name=\"add\" type=\"number\" step=\"1\" required> <button type=\"submit\">Add</button></form>"
     }
@@ -471,8 +484,7 @@ struct StudioSite: Sendable {
     private func unlinkButton(
         _ entity: String, _ key: Int64, _ relationship: StoreDescription.Relationship, row: Int64, _ context: PageContext, from: String
     ) -> String {
-        "<form method=\"post\" action=\"\(escape(context.paths.row(entity, key) + "/" + encodeQuery(relationship.name)))\">"
-            + context.csrfField + "<input type=\"hidden\" name=\"from\" value=\"\(from)\"><input type=\"hidden\" name=\"remove\" value=\"\(row)\">"
+        listForm(entity, key, relationship, context, from: from) + "<input type=\"hidden\" name=\"remove\" value=\"\(row)\">"
             + "<button type=\"submit\" aria-label=\"Remove \(escape(relationship.destination)) \(row) from \(escape(relationship.name))\">Remove</button></form>"
     }
 

@@ -17,7 +17,7 @@ package enum Doctor {
     }
 
     /// The checks run, in order.
-    package static let checks = ["integrity", "foreign keys", "schema", "values", "uniqueness", "permissions"]
+    package static let checks = ["integrity", "foreign keys", "schema", "uniqueness", "values", "permissions"]
 
     package static func examine(_ reader: StoreReader) throws -> [Problem] {
         var problems: [Problem] = []

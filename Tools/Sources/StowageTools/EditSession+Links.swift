@@ -19,7 +19,7 @@ extension EditSession {
             throw ToolError("\(row.entity.name).\(relationship.name) leads to \(relationship.destination), which the store does not describe")
         }
         let inverse = relationship.inverse.flatMap { name in destination.relationships.first { $0.name == name } }
-        try refuseSharedInverse(relationship, of: row.entity, destination: destination, inverse: inverse)
+        try refuseSharedInverse(relationship, of: row.entity)
         let pk = Self.pk
         let table = quote(row.entity.table)
         switch relationship.storage.kind {
@@ -119,19 +119,10 @@ extension EditSession {
             entity: entity.name)
     }
 
-    /// Refuses a relationship that is the inverse of several relationships of its destination (a to-one
-    /// that `leadingPlants` and `trailingPlants` both declare as their inverse): the app keeps those
-    /// links in step in ways the editor does not reproduce.
-    func refuseSharedInverse(
-        _ relationship: StoreDescription.Relationship, of entity: StoreDescription.Entity, destination: StoreDescription.Entity,
-        inverse: StoreDescription.Relationship?
-    ) throws {
-        let sharing = destination.relationships.filter { $0.inverse == relationship.name && $0.destination == inverse?.destination }
-        guard sharing.count <= 1 else {
-            throw ToolError(
-                "\(entity.name).\(relationship.name) is the inverse of several relationships of \(destination.name) (\(sharing.map(\.name).joined(separator: ", "))), whose links the app keeps in step itself: set it in the app",
-                exitCode: 64)
-        }
+    /// Refuses a relationship whose links the app keeps in step in ways the editor does not reproduce
+    /// (``StoreEditor/refusal(toSet:of:in:)``).
+    func refuseSharedInverse(_ relationship: StoreDescription.Relationship, of entity: StoreDescription.Entity) throws {
+        if let reason = StoreEditor.refusal(toSet: relationship, of: entity, in: description) { throw ToolError(reason, exitCode: 64) }
     }
 
     /// Sets the to-many `relationship` of `row` to exactly `targets` (an ordered one in their order), as
@@ -152,17 +143,7 @@ extension EditSession {
             throw ToolError("\(row.entity.name).\(relationship.name) leads to \(relationship.destination), which the store does not describe")
         }
         let inverse = relationship.inverse.flatMap { name in destination.relationships.first { $0.name == name } }
-        try refuseSharedInverse(relationship, of: row.entity, destination: destination, inverse: inverse)
-        if let inverse {
-            // Several relationships of the row's entity sharing one to-one inverse keep their links apart
-            // (each its own join table), in step in the app's memory only.
-            let siblings = row.entity.relationships.filter { $0.destination == relationship.destination && $0.inverse == inverse.name }
-            guard siblings.count <= 1 else {
-                throw ToolError(
-                    "\(row.entity.name).\(relationship.name) shares its inverse \(destination.name).\(inverse.name) with \(siblings.filter { $0.name != relationship.name }.map(\.name).joined(separator: ", ")), whose links the app keeps in step itself: set it in the app",
-                    exitCode: 64)
-            }
-        }
+        try refuseSharedInverse(relationship, of: row.entity)
         let old = replacing ? try relatedRows(of: row, through: relationship) : []
         let removed = old.filter { !targets.contains($0) }
         let added = targets.filter { !old.contains($0) }
@@ -207,14 +188,21 @@ extension EditSession {
             // A child that comes leaves its parent's array, which is written again (renumbered). For an
             // upsert that parent may be the stored row itself: the app's model of it loses the child
             // (the inserted model is another), and its save records that as an update of the row.
+            // Each parent is written once, without all the children that leave it.
+            var leaving: [StoredRow: Set<Int64>] = [:]
+            var parents: [StoredRow] = []
             for child in added {
                 log.link(child, inverse.name)
                 countCandidates.append(child)
                 guard let parent = try relatedRows(of: child, through: inverse).first, !replacing || parent != row else { continue }
-                let children = try childKeys(of: parent, through: inverse, of: destination).filter { $0 != child.key }
-                try writeChildren(children, of: parent, through: inverse, of: destination)
+                if leaving[parent] == nil { parents.append(parent) }
+                leaving[parent, default: []].insert(child.key)
                 log.link(parent, relationship.name, upserted: parent == row)
                 countCandidates.append(parent)
+            }
+            for parent in parents {
+                let children = try childKeys(of: parent, through: inverse, of: destination).filter { !leaving[parent]!.contains($0) }
+                try writeChildren(children, of: parent, through: inverse, of: destination)
             }
             // The row's array: its children at their places.
             try writeChildren(targets.map(\.key), of: row, through: inverse, of: destination)
@@ -243,6 +231,49 @@ extension EditSession {
         for (index, key) in keys.enumerated() {
             try execute(
                 insert, StatementArguments([row.key, key] + (position == nil ? [] : [Int64(index)])), entity: row.entity.name)
+        }
+    }
+
+    /// Refuses, with the app's error, links that a `@Relationship(.unique)` does not allow: `relationship`
+    /// of `row` relating it to a row that another row is related to through it, or, when the inverse is
+    /// the unique one, a target whose inverse already holds another row.
+    func checkUnique(_ relationship: StoreDescription.Relationship, of row: StoredRow, targets: [StoredRow]) throws {
+        if relationship.isUnique == true {
+            for target in targets {
+                if let other = try otherOwner(relationship, of: row.entity, target: target.key, owner: row.key) {
+                    throw StoreToolSupport.uniqueRelationship(
+                        entity: row.entity.name, relationship: relationship.name, destination: relationship.destination,
+                        target: target.key, other: other, owner: row.key)
+                }
+            }
+        }
+        guard let destination = description.entity(named: relationship.destination),
+              let inverse = relationship.inverse.flatMap({ name in destination.relationships.first { $0.name == name } }), inverse.isUnique == true
+        else { return }
+        for target in targets {
+            if let other = try otherOwner(inverse, of: target.entity, target: row.key, owner: target.key) {
+                throw StoreToolSupport.uniqueRelationship(
+                    entity: target.entity.name, relationship: inverse.name, destination: inverse.destination, target: row.key, other: other, owner: target.key)
+            }
+        }
+    }
+
+    /// A row of `entity` other than `owner` that `relationship` relates to the row `target`, as the app's
+    /// uniqueness check finds it (links held by the other side are unique by construction).
+    private func otherOwner(_ relationship: StoreDescription.Relationship, of entity: StoreDescription.Entity, target: Int64, owner: Int64) throws -> Int64? {
+        let pk = Self.pk
+        let storage = relationship.storage
+        switch storage.kind {
+        case "foreignKey":
+            guard let column = storage.column else { return nil }
+            return try Int64.fetchOne(
+                db, sql: "SELECT \(pk) FROM \(quote(entity.table)) WHERE \(quote(column)) = ? AND \(pk) <> ? LIMIT 1", arguments: [target, owner])
+        case "joinTable":
+            guard let table = storage.table, let column = storage.column, let other = storage.otherColumn else { return nil }
+            return try Int64.fetchOne(
+                db, sql: "SELECT \(quote(column)) FROM \(quote(table)) WHERE \(quote(other)) = ? AND \(quote(column)) <> ? LIMIT 1", arguments: [target, owner])
+        default:
+            return nil
         }
     }
 }

@@ -106,6 +106,7 @@ extension EditSession {
             } else {
                 try setLink(relationship, of: row, to: targets.first, replacing: true)
             }
+            try checkUnique(relationship, of: row, targets: targets)
         }
     }
 
@@ -194,6 +195,7 @@ extension EditSession {
             } else {
                 try setLink(relationship, of: row, to: targets.first, replacing: false)
             }
+            try checkUnique(relationship, of: row, targets: targets)
         }
         return key
     }

@@ -21,6 +21,7 @@ package enum SchemaText {
         var details = [relationship.deleteRule]
         if let inverse = relationship.inverse { details.append("inverse \(relationship.destination).\(inverse)") }
         if relationship.isOrdered { details.append("ordered") }
+        if relationship.isUnique == true { details.append("unique") }
         if let minimum = relationship.minimumCount, minimum > 0 { details.append("at least \(minimum)") }
         if let maximum = relationship.maximumCount, maximum > 0 { details.append("at most \(maximum)") }
         let type = relationship.isToMany ? "[\(relationship.destination)]" : "\(relationship.destination)?"
@@ -176,6 +177,7 @@ package enum SchemaText {
                             ("deleteRule", .string(relationship.deleteRule)),
                             ("toMany", .bool(relationship.isToMany)),
                             ("ordered", .bool(relationship.isOrdered)),
+                            ("unique", .bool(relationship.isUnique == true)),
                         ])
                     })),
                     ("uniqueness", .array(entity.uniqueness.map { .array($0.map(JSONValue.string)) })),

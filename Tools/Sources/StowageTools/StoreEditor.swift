@@ -75,7 +75,9 @@ package struct StoreEditor: Sendable {
         case delete(entity: String, key: Int64)
         /// Adds the row `row` to the to-many `relationship` of the row `key`, as appending it to the
         /// model's array does (at the end of an ordered one). The list is read in the edit's own
-        /// transaction, so a change another process saved to it just before is kept.
+        /// transaction, so a change another process saved to it just before is kept. A row the list
+        /// holds already is refused (where the app's `append` would leave the array as it was), so that
+        /// a person adding it learns it was there.
         case append(entity: String, key: Int64, relationship: String, row: Int64)
         /// Removes the row `row` from the to-many `relationship` of the row `key`, as removing it from the
         /// model's array does (a one-to-many's child then has no parent).

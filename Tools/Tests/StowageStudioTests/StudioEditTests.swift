@@ -183,6 +183,28 @@ struct StudioEditTests {
         #expect(try after.fetch(FetchDescriptor<StudioTag>()).first?.entries.count == 3)
     }
 
+    @Test("Lists sharing one inverse get no Add or Remove over a file, whose editor does not set them")
+    func sharedInverseListsAreNotOffered() async throws {
+        let directory = try TemporaryDirectory(prefix: "studio-shared-inverse")
+        defer { directory.remove() }
+        let url = directory.url.appendingPathComponent("yard.store")
+        do {
+            let context = ModelContext(try ModelContainer(for: StudioYard.self, StudioPlant.self, configurations: ModelConfiguration(url: url)))
+            let yard = StudioYard(name: "Back")
+            context.insert(yard)
+            yard.leading = [StudioPlant(name: "Fern")]
+            context.insert(StudioPlant(name: "Moss"))
+            try context.save()
+        }
+        try await withStudio(url, writable: true) { client in
+            let page = try await client.get("/entities/StudioYard/1").text
+            #expect(page.contains("<h2>leading"), "the list is shown")
+            #expect(!page.contains("class=\"link-rows\""), "but not offered for editing")
+            let refused = try await client.post("/entities/StudioYard/1/leading.json", json: #"{"add": 2}"#)
+            #expect(refused.status == .badRequest && refused.text.contains("shares its inverse StudioPlant.yard with trailing"), "\(refused.text)")
+        }
+    }
+
     @Test("A new row from the form is inserted, with every value by its type")
     func insert() async throws {
         let directory = try TemporaryDirectory(prefix: "studio-insert")
@@ -374,4 +396,18 @@ enum StudioMemosV2 {
         var pinned: Bool?
         init(text: String) { self.text = text }
     }
+}
+
+/// Two lists sharing one inverse, as Backyard Birds' `leadingPlants` and `trailingPlants`.
+@Model final class StudioYard {
+    var name: String
+    @Relationship(inverse: \StudioPlant.yard) var leading: [StudioPlant] = []
+    @Relationship(inverse: \StudioPlant.yard) var trailing: [StudioPlant] = []
+    init(name: String) { self.name = name }
+}
+
+@Model final class StudioPlant {
+    var name: String
+    var yard: StudioYard?
+    init(name: String) { self.name = name }
 }

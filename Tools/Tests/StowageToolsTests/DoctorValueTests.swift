@@ -107,8 +107,22 @@ struct DoctorValueTests {
             return try reader.read { db in try Int64.fetchAll(db, sql: sql) }
         }
         #expect(found == [[3], [1, 2], [1], [4]])
-        // The app does fail on the Double.
-        let context = ModelContext(try ModelContainer(for: LabelledSample.self, ValueSample.self, configurations: ModelConfiguration(url: url)))
-        #expect(throws: StowageError.self) { try context.fetch(FetchDescriptor<ValueSample>(sortBy: [SortDescriptor(\.count)])).map(\.ratio) }
+    }
+
+    @Test("Text in a Double's column is what the app cannot read")
+    func theAppCannotReadWhatTheCheckFinds() throws {
+        let directory = try TemporaryDirectory(prefix: "stowage-doctor-ratio")
+        defer { directory.remove() }
+        let url = try makeStore(directory)
+        func fetchRatios() throws -> [Double] {
+            let context = ModelContext(try ModelContainer(for: LabelledSample.self, ValueSample.self, configurations: ModelConfiguration(url: url)))
+            return try context.fetch(FetchDescriptor<ValueSample>()).map(\.ratio)
+        }
+        #expect(try fetchRatios().count == 4)
+        try StoreReader(path: url.path, writable: true).withConnection { db in
+            try db.execute(sql: #"UPDATE "ValueSample" SET "ratio" = 'lots' WHERE "_pk" = 2"#)
+        }
+        #expect(try Doctor.examine(StoreReader(path: url.path)).map(\.check) == ["values"])
+        #expect(throws: StowageError.self) { try fetchRatios() }
     }
 }

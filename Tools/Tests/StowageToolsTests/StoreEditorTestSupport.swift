@@ -310,3 +310,23 @@ func fileBytes(_ url: URL) throws -> Data {
 func withEditor<T>(_ url: URL, _ body: (StoreEditor) throws -> T) throws -> T {
     try body(StoreEditor(try StoreReader(path: url.path, writable: true)))
 }
+
+/// `@Relationship(.unique)`: a badge (join table) and a locker (foreign key) belong to one member at most.
+@Model final class EditMember {
+    var name: String
+    @Relationship(.unique) var badges: [EditBadge] = []
+    @Relationship(.unique) var locker: EditLocker?
+    init(name: String) { self.name = name }
+}
+
+@Model final class EditBadge {
+    var title: String
+    init(title: String) { self.title = title }
+}
+
+@Model final class EditLocker {
+    var label: String
+    init(label: String) { self.label = label }
+}
+
+nonisolated(unsafe) let memberModels: [any PersistentModel.Type] = [EditMember.self, EditBadge.self, EditLocker.self]

@@ -696,8 +696,71 @@ struct StoreEditorTests {
         #expect(try fileBytes(url) != bytes)
     }
 
+    /// Two children taken from one parent leave it renumbered once, as the app writes it.
+    @Test func childrenTakenFromOneParentAsInTheApp() throws {
+        let directory = try TemporaryDirectory(prefix: "stowage-editor-two-children")
+        defer { directory.remove() }
+        let url = try makeEditStore(directory)
+        let appCopy = try copyStore(url, as: "app.store")
+        let before = try newestTransaction(url)
+        let weekend = try rowKey(url, "EditTrip", "Weekend")
+        let stops = try ["Lake", "Hill", "Office", "Hotel"].map { try rowKey(url, "EditStop", $0, column: "place") }
+        try appEdit(appCopy) { context in
+            let trips = try modelsByName(context, \EditTrip.name)
+            let places = try modelsByName(context, \EditStop.place)
+            trips["Weekend"]!.stops = ["Lake", "Hill", "Office", "Hotel"].map { places[$0]! }
+        }
+        _ = try withEditor(url) { try $0.apply([.update(entity: "EditTrip", key: weekend, values: ["stops": .array(stops.map(JSONValue.integer))])]) }
+        #expect(try storedRows(url) == storedRows(appCopy), "Pitch keeps Airport at position 0")
+        #expect(try appHistory(url, after: before) == appHistory(appCopy, after: before))
+    }
+
+    /// A `@Relationship(.unique)` refuses, with the app's error and nothing written, what the app's save
+    /// refuses: a badge (join table) or a locker (foreign key) another member holds.
+    @Test func uniqueRelationshipsAreTheApps() throws {
+        let directory = try TemporaryDirectory(prefix: "stowage-editor-unique-links")
+        defer { directory.remove() }
+        let url = directory.url.appendingPathComponent("members.store")
+        try appEdit(url, models: memberModels) { context in
+            let ann = EditMember(name: "Ann")
+            context.insert(ann)
+            context.insert(EditMember(name: "Bob"))
+            ann.badges = [EditBadge(title: "gold")]
+            ann.locker = EditLocker(label: "L1")
+            context.insert(EditBadge(title: "silver"))
+        }
+        let bob = try rowKey(url, "EditMember", "Bob")
+        let (gold, silver) = (try rowKey(url, "EditBadge", "gold", column: "title"), try rowKey(url, "EditBadge", "silver", column: "title"))
+        let locker = try rowKey(url, "EditLocker", "L1", column: "label")
+        #expect(try StoreReader(path: url.path).description.entity(named: "EditMember")?.relationships.map(\.isUnique) == [true, true])
+        let bytes = try fileBytes(url)
+        let appCopy = try copyStore(url, as: "app.store")
+        func appError(_ change: @escaping (ModelContext, EditMember) throws -> Void) throws -> StowageError {
+            try #require(throws: StowageError.self) {
+                try appEdit(appCopy, models: memberModels) { context in
+                    let bob = try #require(try context.fetch(FetchDescriptor<EditMember>(predicate: #Predicate { $0.name == "Bob" })).first)
+                    try change(context, bob)
+                }
+            }
+        }
+        let badgeError = try appError { context, bob in bob.badges = try context.fetch(FetchDescriptor<EditBadge>(predicate: #Predicate { $0.title == "gold" })) }
+        let lockerError = try appError { context, bob in bob.locker = try context.fetch(FetchDescriptor<EditLocker>()).first }
+        for (change, expected) in [
+            (StoreEditor.Change.append(entity: "EditMember", key: bob, relationship: "badges", row: gold), badgeError),
+            (.update(entity: "EditMember", key: bob, values: ["locker": .integer(locker)]), lockerError),
+        ] {
+            let thrown = try withEditor(url) { editor in try #require(throws: StowageError.self) { try editor.apply([change]) } }
+            #expect(thrown.code == .constraintViolation)
+            #expect(thrown.message == expected.message)
+            #expect(try fileBytes(url) == bytes)
+        }
+        _ = try withEditor(url) { try $0.apply([.append(entity: "EditMember", key: bob, relationship: "badges", row: silver)]) }
+        let context = ModelContext(try ModelContainer(for: Schema(memberModels.reversed()), configurations: ModelConfiguration(url: url)))
+        #expect(try context.fetch(FetchDescriptor<EditMember>(predicate: #Predicate { $0.name == "Bob" })).first?.badges.map(\.title) == ["silver"])
+    }
+
     /// Adding one row to a list and removing one are the app's `append` and `remove(at:)`: the same rows
-    /// and history. The list is read in the edit's transaction: a change saved after the editor was
+    /// and history. The list is read when the edit is applied: a change saved after the editor was
     /// opened is kept, not overwritten with the list as it was.
     @Test func appendAndRemoveAreTheAppsAndKeepAnotherSave() throws {
         let directory = try TemporaryDirectory(prefix: "stowage-editor-append")

@@ -175,6 +175,17 @@ package enum StoreToolSupport {
 
     /// The error the app's save reports for a row left with `count` related rows through a to-many
     /// `relationship` whose `minimumModelCount` or `maximumModelCount` (0: none) it breaks.
+    /// The error the app's save reports for a row `owner` of `entity` related through the
+    /// `@Relationship(.unique)` `relationship` to the row `target` of `destination`, which the row `other`
+    /// is related to already.
+    package static func uniqueRelationship(
+        entity: String, relationship: String, destination: String, target: Int64, other: Int64, owner: Int64
+    ) -> StowageError {
+        SQLiteStore.saveError(StowageError.uniqueRelationship(
+            entity: entity, relationship: relationship, target: identifier(destination, target), other: identifier(entity, other),
+            owner: identifier(entity, owner)))
+    }
+
     package static func relationshipCount(entity: String, key: Int64, relationship: String, count: Int, minimum: Int, maximum: Int) -> StowageError {
         StowageError.relationshipCount(identifier(entity, key), entity: entity, relationship: relationship, count: count, minimum: minimum, maximum: maximum)
     }
