@@ -7,6 +7,9 @@ package struct ToolError: Error, CustomStringConvertible, Sendable {
     package let message: String
     /// The process's exit status for it.
     package let exitCode: Int32
+    /// Whether the problem can be a moment's state of the files: SQLite could not open the store, or
+    /// found its `-wal` without its `-shm`, as happens while the app's last connection opens or closes.
+    var isTransient = false
 
     /// The exit status of a problem that goes away when the command is run again: the store changed
     /// under it (`EX_TEMPFAIL`).
@@ -44,20 +47,8 @@ package final class StoreReader: @unchecked Sendable {  // @unchecked: immutable
     package init(path: String, writable: Bool = false) throws {
         self.path = path
         isWritable = writable
-        let queue = try Self.open(path: path, writable: writable)
+        let (queue, metadata, tables) = try Self.openAndReadMetadata(path: path, writable: writable)
         self.queue = queue
-        let (metadata, tables) = try Self.guarded(path) {
-            try queue.read { db -> ([String: String], [String]) in
-                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-                guard tables.contains(StoreToolSupport.metadataTable) else { return ([:], tables) }
-                let rows = try Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(quote(StoreToolSupport.metadataTable))")
-                let pairs = rows.compactMap { row -> (String, String)? in
-                    guard let key = String.fromDatabaseValue(row["key"]), let value = String.fromDatabaseValue(row["value"]) else { return nil }
-                    return (key, value)
-                }
-                return (Dictionary(pairs, uniquingKeysWith: { first, _ in first }), tables)
-            }
-        }
         guard tables.contains(StoreToolSupport.metadataTable) else {
             throw ToolError(tables.isEmpty
                 ? "\(path) is an SQLite database without tables, not a Stowage store: open it with your app first"
@@ -149,6 +140,38 @@ package final class StoreReader: @unchecked Sendable {  // @unchecked: immutable
 
     // MARK: Opening
 
+    /// Opens the store and reads its tables' names and its metadata.
+    ///
+    /// SQLite creates a store's `-wal` and `-shm` one after the other when the app's first connection
+    /// opens, and removes them one after the other when its last one closes: a reader that meets them
+    /// halfway cannot open the store yet. Reading, it tries again for a quarter of a second (the app's
+    /// open or close takes milliseconds), then reports what it found.
+    static func openAndReadMetadata(path: String, writable: Bool) throws -> (DatabaseQueue, [String: String], [String]) {
+        let deadline = Date().addingTimeInterval(0.25)
+        var pause = 0.001
+        while true {
+            do {
+                let queue = try open(path: path, writable: writable)
+                let (metadata, tables) = try guarded(path) {
+                    try queue.read { db -> ([String: String], [String]) in
+                        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+                        guard tables.contains(StoreToolSupport.metadataTable) else { return ([:], tables) }
+                        let rows = try Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(quote(StoreToolSupport.metadataTable))")
+                        let pairs = rows.compactMap { row -> (String, String)? in
+                            guard let key = String.fromDatabaseValue(row["key"]), let value = String.fromDatabaseValue(row["value"]) else { return nil }
+                            return (key, value)
+                        }
+                        return (Dictionary(pairs, uniquingKeysWith: { first, _ in first }), tables)
+                    }
+                }
+                return (queue, metadata, tables)
+            } catch let error as ToolError where error.isTransient && !writable && Date() < deadline {
+                Thread.sleep(forTimeInterval: pause)
+                pause = min(pause * 2, 0.02)
+            }
+        }
+    }
+
     static func open(path: String, writable: Bool) throws -> DatabaseQueue {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -180,7 +203,9 @@ package final class StoreReader: @unchecked Sendable {  // @unchecked: immutable
         do {
             return try StoreToolSupport.untouchedReadingURI(path)
         } catch let error as StowageError {
-            throw ToolError(error.message)
+            var failure = ToolError(error.message)
+            failure.isTransient = true  // a -wal without its -shm
+            throw failure
         }
     }
 
@@ -195,7 +220,10 @@ package final class StoreReader: @unchecked Sendable {  // @unchecked: immutable
             case .SQLITE_NOTADB: throw ToolError("\(path) is not an SQLite database, so not a Stowage store")
             case .SQLITE_CORRUPT: throw ToolError("\(path) is damaged (\(error.message ?? "database disk image is malformed")): restore it from a backup; `stowage doctor` names the damage")
             case .SQLITE_BUSY, .SQLITE_LOCKED: throw ToolError("\(path) is busy: another process holds a lock on it (\(error.message ?? ""))")
-            case .SQLITE_CANTOPEN: throw ToolError("\(path) cannot be opened (\(error.message ?? "unable to open database file"))")
+            case .SQLITE_CANTOPEN:
+                var failure = ToolError("\(path) cannot be opened (\(error.message ?? "unable to open database file"))")
+                failure.isTransient = true
+                throw failure
             case .SQLITE_READONLY: throw ToolError("\(path) cannot be written: \(error.message ?? "read-only")")
             default: throw ToolError("\(path): \(error.message ?? "\(error)")")
             }
