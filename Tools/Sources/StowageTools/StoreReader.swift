@@ -107,13 +107,7 @@ package final class StoreReader: @unchecked Sendable {  // @unchecked: immutable
 
     /// Throws when the store's models are no longer those it was opened with.
     private func checkModelsUnchanged(_ db: Database) throws {
-        let rows = try Row.fetchAll(
-            db, sql: "SELECT \"key\", \"value\" FROM \(quote(StoreToolSupport.metadataTable)) WHERE \"key\" IN (?, ?, ?)",
-            arguments: StatementArguments(Self.modelMetadataKeys))
-        var now: [String: String] = [:]
-        for row in rows {
-            if let key = String.fromDatabaseValue(row["key"]), let value = String.fromDatabaseValue(row["value"]) { now[key] = value }
-        }
+        let now = try Self.metadataEntries(db, keys: Self.modelMetadataKeys)
         for key in Self.modelMetadataKeys where now[key] != metadata[key] {
             throw ToolError(
                 "\(path) was migrated since it was opened (its models changed); nothing was written: try again",
@@ -156,12 +150,7 @@ package final class StoreReader: @unchecked Sendable {  // @unchecked: immutable
                     try queue.read { db -> ([String: String], [String]) in
                         let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
                         guard tables.contains(StoreToolSupport.metadataTable) else { return ([:], tables) }
-                        let rows = try Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(quote(StoreToolSupport.metadataTable))")
-                        let pairs = rows.compactMap { row -> (String, String)? in
-                            guard let key = String.fromDatabaseValue(row["key"]), let value = String.fromDatabaseValue(row["value"]) else { return nil }
-                            return (key, value)
-                        }
-                        return (Dictionary(pairs, uniquingKeysWith: { first, _ in first }), tables)
+                        return (try metadataEntries(db), tables)
                     }
                 }
                 return (queue, metadata, tables)
@@ -170,6 +159,17 @@ package final class StoreReader: @unchecked Sendable {  // @unchecked: immutable
                 pause = min(pause * 2, 0.02)
             }
         }
+    }
+
+    /// The store's metadata entries (only `keys` when given), by key.
+    static func metadataEntries(_ db: Database, keys: [String]? = nil) throws -> [String: String] {
+        var sql = "SELECT \"key\", \"value\" FROM \(quote(StoreToolSupport.metadataTable))"
+        if let keys { sql += " WHERE \"key\" IN (\(keys.map { _ in "?" }.joined(separator: ", ")))" }
+        let pairs = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(keys ?? [])).compactMap { row -> (String, String)? in
+            guard let key = String.fromDatabaseValue(row["key"]), let value = String.fromDatabaseValue(row["value"]) else { return nil }
+            return (key, value)
+        }
+        return Dictionary(pairs, uniquingKeysWith: { first, _ in first })
     }
 
     static func open(path: String, writable: Bool) throws -> DatabaseQueue {
